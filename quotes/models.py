@@ -1,0 +1,1 @@
+"""Quotes and the records they keep (filled in by the quoting issues)."""
