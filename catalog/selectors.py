@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from decimal import Decimal
 
-from catalog.models import Part, PartKind, Price, PriceKind
+from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+
+from catalog.models import (
+    Chassis,
+    Cpu,
+    Drive,
+    Gpu,
+    MemoryModule,
+    NetworkCard,
+    Part,
+    PartKind,
+    Price,
+    PriceKind,
+)
+from quotes.engine import parts
+from quotes.engine.money import Money
+from quotes.engine.parts import CatalogSnapshot
 
 
 def current_price_queryset(*, price_kind: str = PriceKind.PURCHASE, currency: str) -> QuerySet:
@@ -35,3 +51,170 @@ def catalog_counts_get() -> dict[str, int]:
     for row in rows:
         counts[row["kind"]] = row["n"]
     return counts
+
+
+def _prices_by_part(*, price_kind: str, currency: str) -> dict[int, Decimal]:
+    rows = current_price_queryset(price_kind=price_kind, currency=currency)
+    return dict(rows.values_list("part_id", "amount"))
+
+
+def catalog_version_get() -> tuple:
+    """Changes whenever a part or a price changes: the key for caching snapshots."""
+    part_stats = Part.objects.aggregate(n=Count("id"), latest=Max("updated_at"))
+    price_stats = Price.objects.aggregate(n=Count("id"), latest=Max("id"))
+    return (part_stats["n"], part_stats["latest"], price_stats["n"], price_stats["latest"])
+
+
+def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
+    """The offered parts with their current prices in one currency, as engine dataclasses.
+
+    A part without a current purchase price in that currency is still listed (price None): the
+    builder does not offer it, but staff screens can show it.
+    """
+    version = catalog_version_get()
+    cached = _SNAPSHOTS.get(currency)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    snapshot = _snapshot_build(currency)
+    _SNAPSHOTS[currency] = (version, snapshot)
+    return snapshot
+
+
+# Per process, per currency: the latest snapshot and the catalog version it was built from.
+_SNAPSHOTS: dict[str, tuple[tuple, CatalogSnapshot]] = {}
+
+
+def _snapshot_build(currency: str) -> CatalogSnapshot:
+    purchase = _prices_by_part(price_kind=PriceKind.PURCHASE, currency=currency)
+    managed = _prices_by_part(price_kind=PriceKind.MANAGED_MONTHLY, currency=currency)
+
+    def money(prices: dict[int, Decimal], part_id: int) -> Money | None:
+        amount = prices.get(part_id)
+        return None if amount is None else Money(amount, currency)
+
+    gpus = tuple(
+        parts.GpuSpec(
+            sku=g.sku,
+            name=str(g),
+            vendor=g.vendor,
+            memory_gb=float(g.memory_gb),
+            memory_bandwidth_gbs=float(g.memory_bandwidth_gbs),
+            bf16_tflops=float(g.bf16_tflops),
+            fp8_tflops=None if g.fp8_tflops is None else float(g.fp8_tflops),
+            tdp_w=g.tdp_w,
+            form_factor=parts.FormFactor(g.form_factor),
+            nvlink_gbs=None if g.nvlink_gbs is None else float(g.nvlink_gbs),
+            ecc=g.ecc,
+            gpu_class=parts.GpuClass(g.gpu_class),
+            pcie_gen=g.pcie_gen,
+            price=money(purchase, g.pk),
+            managed_monthly_price=money(managed, g.pk),
+        )
+        for g in Gpu.objects.filter(active=True)
+    )
+    cpus = tuple(
+        parts.CpuSpec(
+            sku=c.sku,
+            name=str(c),
+            vendor=c.vendor,
+            socket=c.socket,
+            cores=c.cores,
+            threads=c.threads,
+            tdp_w=c.tdp_w,
+            memory_channels=c.memory_channels,
+            max_memory_gb=c.max_memory_gb,
+            pcie_gen=c.pcie_gen,
+            pcie_lanes=c.pcie_lanes,
+            server_grade=c.server_grade,
+            price=money(purchase, c.pk),
+        )
+        for c in Cpu.objects.filter(active=True)
+    )
+    memory = tuple(
+        parts.MemorySpec(
+            sku=m.sku,
+            name=str(m),
+            capacity_gb=m.capacity_gb,
+            ddr_generation=m.ddr_generation,
+            speed_mts=m.speed_mts,
+            ecc=m.ecc,
+            registered=m.registered,
+            power_w=float(m.power_w),
+            price=money(purchase, m.pk),
+        )
+        for m in MemoryModule.objects.filter(active=True)
+    )
+    drives = tuple(
+        parts.DriveSpec(
+            sku=d.sku,
+            name=str(d),
+            kind=parts.DriveKind(d.drive_kind),
+            capacity_tb=float(d.capacity_tb),
+            read_mbs=d.read_mbs,
+            write_mbs=d.write_mbs,
+            endurance_dwpd=None if d.endurance_dwpd is None else float(d.endurance_dwpd),
+            power_w=float(d.power_w),
+            price=money(purchase, d.pk),
+        )
+        for d in Drive.objects.filter(active=True)
+    )
+    nics = tuple(
+        parts.NicSpec(
+            sku=n.sku,
+            name=str(n),
+            speed_gbps=n.speed_gbps,
+            ports=n.ports,
+            infiniband=n.infiniband,
+            roce=n.roce,
+            pcie_lanes=n.pcie_lanes,
+            power_w=float(n.power_w),
+            price=money(purchase, n.pk),
+        )
+        for n in NetworkCard.objects.filter(active=True)
+    )
+    chassis = tuple(
+        parts.ChassisSpec(
+            sku=c.sku,
+            name=str(c),
+            vendor=c.vendor,
+            rack_units=c.rack_units,
+            gpu_slots=c.gpu_slots,
+            gpu_form_factors=frozenset(
+                form
+                for form, accepted in (
+                    (parts.FormFactor.SXM, c.accepts_sxm),
+                    (parts.FormFactor.PCIE, c.accepts_pcie),
+                    (parts.FormFactor.OAM, c.accepts_oam),
+                )
+                if accepted
+            ),
+            max_gpu_tdp_w=c.max_gpu_tdp_w,
+            nvswitch=c.nvswitch,
+            nvlink_bridge=c.nvlink_bridge,
+            pcie_switches=c.pcie_switches,
+            cpu_sockets=c.cpu_sockets,
+            cpu_socket_type=c.cpu_socket_type,
+            dimm_slots=c.dimm_slots,
+            ddr_generation=c.ddr_generation,
+            nvme_bays=c.nvme_bays,
+            pcie_gen=c.pcie_gen,
+            psu_count=c.psu_count,
+            psu_w=c.psu_w,
+            psu_redundant=c.psu_redundant,
+            cooling=parts.Cooling(c.cooling),
+            max_system_power_w=c.max_system_power_w,
+            base_power_w=c.base_power_w,
+            price=money(purchase, c.pk),
+            managed_monthly_price=money(managed, c.pk),
+        )
+        for c in Chassis.objects.filter(active=True)
+    )
+    return CatalogSnapshot(
+        currency=currency,
+        gpus=gpus,
+        cpus=cpus,
+        memory=memory,
+        drives=drives,
+        nics=nics,
+        chassis=chassis,
+    )
