@@ -13,8 +13,11 @@ def staff_user(django_user_model):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_catalog_snapshots():
-    """Snapshots are cached per process; each test starts from its own database."""
+def _fresh_catalog_snapshots(request):
+    """Snapshots are cached per process; each database test starts from its own catalog."""
+    if request.node.get_closest_marker("django_db") is None:
+        yield  # pure unit tests: no Django needed (they also run with -p no:django)
+        return
     from catalog import selectors
 
     selectors._SNAPSHOTS.clear()
