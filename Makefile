@@ -27,6 +27,7 @@ prepare: setup
 	$(MANAGE) collectstatic --noinput -v 0
 	$(MANAGE) migrate --noinput -v 0
 	$(MANAGE) load_catalog
+	$(MANAGE) load_assumptions
 
 run: prepare
 	@echo "GPUQuote is serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/, API docs: http://$(HOST):$(PORT)/api/v1/docs/)"

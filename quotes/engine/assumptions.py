@@ -697,6 +697,8 @@ class Assumptions(Mapping[str, Assumption]):
     currency: str
     items: tuple[Assumption, ...]
     gpu_model: str | None = None
+    # Staff-edited regional defaults (from the database) that replace the built-in facts.
+    edited: Mapping[str, Fact] = field(default_factory=lambda: MappingProxyType({}))
     _index: Mapping[str, Assumption] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -737,25 +739,39 @@ class Assumptions(Mapping[str, Assumption]):
         merged = dict(self.overrides)
         for name, raw in values.items():
             merged[name] = _validated(name, raw, self.currency)
-        return _assemble(self.region, self.currency, self.gpu_model, merged)
+        return _assemble(self.region, self.currency, self.gpu_model, merged, self.edited)
 
     def for_gpu_model(self, name: str | None) -> Assumptions:
         """A copy whose per-model defaults are those of GPU ``name`` (overrides are kept)."""
         key = gpu_model_key(name)
         if key == self.gpu_model:
             return self
-        return _assemble(self.region, self.currency, key, dict(self.overrides))
+        return _assemble(self.region, self.currency, key, dict(self.overrides), self.edited)
 
 
-def region_defaults(region: str, currency: str, *, gpu_model: str | None = None) -> Assumptions:
+def region_defaults(
+    region: str,
+    currency: str,
+    *,
+    gpu_model: str | None = None,
+    edited: Mapping[str, Fact] | None = None,
+) -> Assumptions:
     """The default assumptions for ``region`` (FR, DE, US, GB), money in ``currency``.
 
     ``gpu_model`` (a name or SKU) resolves the per-model defaults now; otherwise
-    ``compute_tco`` resolves them from the configuration.
+    ``compute_tco`` resolves them from the configuration. ``edited`` holds the defaults staff
+    changed for this region (value, currency, source), which replace the built-in facts.
     """
     code = _region(region)
     cur = _currency(currency)
-    return _assemble(code, cur, gpu_model_key(gpu_model), {})
+    for name, fact in (edited or {}).items():
+        _validated(name, fact.value, fact.currency or cur)
+    return _assemble(code, cur, gpu_model_key(gpu_model), {}, MappingProxyType(dict(edited or {})))
+
+
+def builtin_facts(region: str) -> Mapping[str, Fact]:
+    """The built-in regional and common defaults (not per GPU model), as published."""
+    return MappingProxyType({**COMMON, **REGIONAL[_region(region)], **RATES})
 
 
 # --------------------------------------------------------------------------------------------
@@ -873,9 +889,14 @@ def _label(name: str, gpu_model: str | None) -> Message:
 
 
 def _assemble(
-    region: str, currency: str, gpu_model: str | None, overrides: Mapping[str, Decimal]
+    region: str,
+    currency: str,
+    gpu_model: str | None,
+    overrides: Mapping[str, Decimal],
+    edited: Mapping[str, Fact] = MappingProxyType({}),
 ) -> Assumptions:
-    rates = {name: overrides.get(name, fact.value) for name, fact in RATES.items()}
+    rate_facts = {name: edited.get(name, fact) for name, fact in RATES.items()}
+    rates = {name: overrides.get(name, fact.value) for name, fact in rate_facts.items()}
     convert = _Converter(currency, rates["usd_per_eur"], rates["gbp_per_eur"])
 
     facts: dict[str, Fact] = {**COMMON, **REGIONAL[region]}
@@ -889,6 +910,7 @@ def _assemble(
         if managed is not None:
             facts["managed_monthly_price"] = managed
     facts.update(RATES)
+    facts.update(edited)
 
     items: list[Assumption] = []
     for name, spec in SPECS.items():
@@ -899,4 +921,15 @@ def _assemble(
         elif name in facts:
             value, source = convert(facts[name])
             items.append(Assumption(name, value, unit, source, label))
-    return Assumptions(region=region, currency=currency, items=tuple(items), gpu_model=gpu_model)
+    return Assumptions(
+        region=region, currency=currency, items=tuple(items), gpu_model=gpu_model, edited=edited
+    )
+
+
+def assumption_validate(name: str, value: Decimal, currency: str) -> Decimal:
+    """Check one value against its assumption's range; raises ``AssumptionError``."""
+    return _validated(name, value, currency)
+
+
+def is_money(name: str) -> bool:
+    return SPECS[name].money

@@ -277,3 +277,27 @@ def test_assumptions_is_a_read_only_mapping_in_a_stable_order():
     with pytest.raises(KeyError):
         assumptions["cloud_price_per_gpu_hour"]
     assert assumptions.money("staff_cost_per_year") == Money(Decimal("81244.44"), "EUR")
+
+
+def test_staff_edited_facts_replace_the_builtin_default_with_their_source():
+    from quotes.engine.assumptions import Fact, builtin_facts
+
+    edited = {"pue": Fact(Decimal("1.35"), None, "Our Paris site, measured 2026")}
+    fr = region_defaults("FR", "EUR", edited=edited)
+    assert fr["pue"].value == Decimal("1.35")
+    assert fr["pue"].source == "Our Paris site, measured 2026"
+    assert fr["pue"].overridden is False
+    # Everything else still comes from the built-in facts, and survives a per-quote override.
+    builtin = builtin_facts("FR")
+    assert fr["electricity_price_per_kwh"].value == builtin["electricity_price_per_kwh"].value
+    overridden = fr.with_overrides(electricity_price_per_kwh=Decimal("0.2"))
+    assert overridden["pue"].value == Decimal("1.35")
+
+
+def test_staff_edited_money_fact_is_converted_to_the_quote_currency():
+    from quotes.engine.assumptions import Fact
+
+    edited = {"staff_cost_per_year": Fact(Decimal("100000"), "EUR", "HR 2026")}
+    usd = region_defaults("FR", "USD", edited=edited)
+    assert usd["staff_cost_per_year"].value == Decimal("100000") * usd.value("usd_per_eur")
+    assert usd["staff_cost_per_year"].source.startswith("HR 2026")

@@ -1,0 +1,1 @@
+"""Speed targets live here, never in timed tests. Run with `make bench`."""
