@@ -7,14 +7,17 @@ numbers and words. Money is a decimal string next to its currency; memory in GB 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext
 
+from quotes.engine.builder import BuildResult, Option
 from quotes.engine.i18n import Message
+from quotes.engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from quotes.engine.money import Money, round_money
+from quotes.engine.sizing import Explanation, MemoryBreakdown, Sizing
 from quotes.engine.tco import BreakEven, OptionCost, TcoResult
 
 
@@ -97,4 +100,124 @@ def tco_to_dict(result: TcoResult) -> dict[str, Any]:
             for item in result.assumptions
         ],
         "explanations": [text(message) for message in result.explanations],
+    }
+
+
+# --- Sizing ------------------------------------------------------------------------------------
+
+
+def _memory(breakdown: MemoryBreakdown) -> dict[str, float]:
+    return {
+        "weights": number(breakdown.weights),
+        "gradients": number(breakdown.gradients),
+        "optimizer_states": number(breakdown.optimizer_states),
+        "activations": number(breakdown.activations),
+        "kv_cache": number(breakdown.kv_cache),
+        "overhead": number(breakdown.overhead),
+        "total": number(breakdown.total),
+    }
+
+
+def explanations_to_list(explanations: Sequence[Explanation]) -> list[dict[str, str]]:
+    return [
+        {"key": item.key, "text": text(item.message), "source": item.source}
+        for item in explanations
+    ]
+
+
+def sizing_to_dict(sizing: Sizing) -> dict[str, Any]:
+    interconnect = sizing.interconnect
+    return {
+        "memory_gb": _memory(sizing.memory_gb),
+        "memory_per_gpu_gb": _memory(sizing.memory_per_gpu_gb),
+        "gpus": sizing.gpus,
+        "min_gpus": sizing.min_gpus,
+        "fits": sizing.fits,
+        "training_flops": sizing.training_flops,
+        "forward_flops": sizing.forward_flops,
+        "backward_flops": sizing.backward_flops,
+        "training_hours": None if sizing.training_hours is None else number(sizing.training_hours),
+        "mfu": sizing.mfu,
+        "gpus_for_deadline": sizing.gpus_for_deadline,
+        "tokens_per_second": None
+        if sizing.tokens_per_second is None
+        else number(sizing.tokens_per_second, 1),
+        "gpus_for_target": sizing.gpus_for_target,
+        "system_ram_gb": number(sizing.system_ram_gb),
+        "storage_gb": number(sizing.storage_gb),
+        "storage_read_mbs": number(sizing.storage_read_mbs),
+        "cpu_cores": sizing.cpu_cores,
+        "nodes": sizing.nodes,
+        "interconnect": None
+        if interconnect is None
+        else {"fabric": interconnect.fabric, "gbps_per_gpu": interconnect.gbps_per_gpu},
+        "large_project": sizing.large_project,
+        "model_sharded": sizing.model_sharded,
+        "explanations": explanations_to_list(sizing.explanations),
+    }
+
+
+def model_entry_to_dict(entry: ModelEntry) -> dict[str, Any]:
+    arch = entry.architecture
+    return {
+        "id": entry.id,
+        "name": entry.name,
+        "family": entry.family,
+        "parameters": entry.parameters,
+        "parameters_billions": number(entry.parameters / 1e9, 3),
+        "active_parameters": entry.active_parameters,
+        "modality": str(entry.modality),
+        "license": entry.license,
+        "sources": list(entry.sources),
+        "architecture": {name: getattr(arch, name) for name in ARCHITECTURE_FIELDS},
+    }
+
+
+# --- Configurations ----------------------------------------------------------------------------
+
+
+def option_to_dict(option: Option) -> dict[str, Any]:
+    totals = option.totals
+    return {
+        "tier": str(option.tier),
+        "servers": option.servers,
+        "parts": [
+            {
+                "kind": line.kind,
+                "sku": line.sku,
+                "name": line.name,
+                "quantity": line.quantity,
+                "role": line.role,
+                "unit_price": amount(line.unit_price),
+            }
+            for line in option.parts
+        ],
+        "totals": {
+            "gpus": totals.gpus,
+            "vram_gb": number(totals.vram_gb),
+            "ram_gb": totals.ram_gb,
+            "storage_gb": number(totals.storage_gb),
+            "power_w": totals.power_w,
+            "power_sized_w": totals.power_sized_w,
+            "rack_units": totals.rack_units,
+            "price": amount(totals.price),
+            "managed_monthly_price": amount(totals.managed_monthly_price),
+            "currency": totals.currency,
+        },
+        "checks": [
+            {
+                "rule": check.rule,
+                "passed": check.passed,
+                "warning": check.warning,
+                "detail": text(check.detail),
+            }
+            for check in option.checks
+        ],
+    }
+
+
+def build_to_dict(result: BuildResult) -> dict[str, Any]:
+    return {
+        "options": [option_to_dict(option) for option in result.options],
+        "unmet": [text(message) for message in result.unmet],
     }

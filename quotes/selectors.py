@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from decimal import Decimal
+
+from catalog.selectors import catalog_snapshot_get
+from quotes.engine.advice import Advice, advise
 from quotes.engine.assumptions import Assumptions, Fact, region_defaults
+from quotes.engine.builder import Environment
+from quotes.engine.money import Money
+from quotes.engine.parts import GpuSpec
+from quotes.engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
+from quotes.engine.workload import Workload
 from quotes.models import RegionAssumption
 
 
@@ -18,4 +28,55 @@ def assumptions_get(*, region: str, currency: str, gpu_model: str | None = None)
     """The defaults for a region in a currency: staff edits over the engine's sourced figures."""
     return region_defaults(
         region, currency, gpu_model=gpu_model, edited=region_facts_get(region=region)
+    )
+
+
+def catalog_gpu_get(*, sku: str) -> GpuSpec | None:
+    """An offered GPU by SKU, with its current EUR price (sizing needs only its specifications)."""
+    return next((g for g in catalog_snapshot_get(currency="EUR").gpus if g.sku == sku), None)
+
+
+def advice_get(
+    *,
+    workload: Workload,
+    environment: Environment,
+    currency: str,
+    budget: Money | None = None,
+    growth_gpus: int = 0,
+) -> Advice:
+    """Sizing and the builder's options for a workload, against the current catalog."""
+    return advise(
+        workload,
+        catalog_snapshot_get(currency=currency),
+        environment=environment,
+        budget=budget,
+        growth_gpus=growth_gpus,
+    )
+
+
+def tco_get(
+    *,
+    configuration: TcoConfiguration,
+    horizon_years: int,
+    utilization: Decimal,
+    region: str,
+    currency: str,
+    overrides: Mapping[str, Decimal],
+) -> TcoResult:
+    """The TCO of a configuration with the region's defaults and the caller's overrides.
+
+    Raises the engine's ``AssumptionError`` / ``TcoInputError`` (each names its field).
+    """
+    assumptions = assumptions_get(region=region, currency=currency)
+    if overrides:
+        assumptions = assumptions.with_overrides(**overrides)
+    return compute_tco(
+        TcoInput(
+            configuration=configuration,
+            horizon_years=horizon_years,
+            utilization=utilization,
+            region=region,
+            currency=currency,
+            assumptions=assumptions,
+        )
     )

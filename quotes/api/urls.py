@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from quotes.api import views
+
+urlpatterns = [
+    path("models/", views.ModelListView.as_view(), name="models"),
+    path("sizing/", views.SizingView.as_view(), name="sizing"),
+    path("configurations/", views.ConfigurationsView.as_view(), name="configurations"),
+    path("tco/", views.TcoView.as_view(), name="tco"),
+]

@@ -659,6 +659,15 @@ def _min_gpus_detail(plan: _Plan, usable_bytes: float) -> tuple[int | None, int]
     return sharded, 3
 
 
+def interconnect_gbps_per_gpu(workload: Workload, *, model_sharded: bool) -> int:
+    """Gb/s of InfiniBand/RoCE per GPU between servers, should the job span several."""
+    if not workload.is_training:
+        return GBPS_INFERENCE
+    if workload.task is Task.PRETRAINING or model_sharded:
+        return GBPS_SHARDED_OR_PRETRAINING
+    return GBPS_DATA_PARALLEL
+
+
 def min_gpus(
     workload: Workload, *, gpu_memory_gb: float, usable_fraction: float = USABLE_MEMORY_FRACTION
 ) -> int | None:
@@ -1018,12 +1027,7 @@ def size(
     gpus_in_node = min(gpus, gpus_per_node)
     interconnect = None
     if nodes > 1:
-        if not training:
-            gbps = GBPS_INFERENCE
-        elif workload.task is Task.PRETRAINING or model_sharded:
-            gbps = GBPS_SHARDED_OR_PRETRAINING
-        else:
-            gbps = GBPS_DATA_PARALLEL
+        gbps = interconnect_gbps_per_gpu(workload, model_sharded=model_sharded)
         interconnect = Interconnect(FABRIC, gbps)
         _explain(
             ex,

@@ -1,0 +1,311 @@
+"""Request and response shapes, for the OpenAPI schema.
+
+Validation itself is the engine's (``workload_from_dict`` with ``LIMITS``, the TCO input
+checks): these serializers only *describe* it, reading the same ranges and choices, so the
+documentation cannot drift from what is enforced.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from quotes.engine.builder import Environment
+from quotes.engine.model_registry import Modality
+from quotes.engine.money import CURRENCIES
+from quotes.engine.workload import (
+    LIMITS,
+    DataKind,
+    Optimizer,
+    Precision,
+    Sharding,
+    Task,
+    TrainingMethod,
+)
+
+
+def _ranged(path: str, *, integer: bool = False, help_text: str = "") -> serializers.Field:
+    low, high = LIMITS[path]
+    field = serializers.IntegerField if integer else serializers.FloatField
+    return field(
+        min_value=low, max_value=high, required=False, allow_null=True, help_text=help_text
+    )
+
+
+def _choice(enum, help_text: str = "") -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=[member.value for member in enum], required=False, help_text=help_text
+    )
+
+
+class ArchitectureSchema(serializers.Serializer):
+    layers = _ranged("architecture.layers", integer=True)
+    hidden_size = _ranged("architecture.hidden_size", integer=True)
+    attention_heads = _ranged("architecture.attention_heads", integer=True)
+    kv_heads = _ranged("architecture.kv_heads", integer=True, help_text="Grouped-query attention.")
+    head_dim = _ranged("architecture.head_dim", integer=True, help_text="Default hidden/heads.")
+    vocab_size = _ranged("architecture.vocab_size", integer=True)
+    sliding_window = _ranged("architecture.sliding_window", integer=True)
+    experts = _ranged("architecture.experts", integer=True)
+    experts_per_token = _ranged("architecture.experts_per_token", integer=True)
+    intermediate_size = _ranged("architecture.intermediate_size", integer=True)
+    context_length = _ranged("architecture.context_length", integer=True)
+
+
+class TrainingSchema(serializers.Serializer):
+    method = _choice(TrainingMethod)
+    lora_rank = _ranged("training.lora_rank", integer=True, help_text="Default 16.")
+    optimizer = _choice(Optimizer)
+    batch_size = _ranged("training.batch_size", integer=True, help_text="Global batch.")
+    sequence_length = _ranged("training.sequence_length", integer=True)
+    gradient_checkpointing = serializers.BooleanField(required=False)
+    sharding = _choice(Sharding, "none = plain data parallel; zero3 = fully sharded.")
+    gpus = _ranged("training.gpus", integer=True, help_text="Data-parallel GPUs.")
+    training_tokens = _ranged("training.training_tokens", integer=True)
+    epochs = _ranged("training.epochs")
+    deadline_days = _ranged("training.deadline_days")
+
+
+class InferenceSchema(serializers.Serializer):
+    concurrent_requests = _ranged("inference.concurrent_requests", integer=True)
+    sequence_length = _ranged(
+        "inference.sequence_length", integer=True, help_text="Prompt + output tokens."
+    )
+    kv_cache_precision = _choice(Precision, "Default: the weights' precision.")
+    target_tokens_per_second = _ranged("inference.target_tokens_per_second")
+
+
+class DataSchema(serializers.Serializer):
+    kind = _choice(DataKind)
+    items = _ranged("data.items", integer=True)
+    total_gb = _ranged("data.total_gb", help_text="GB = 10^9 bytes.")
+
+
+class WorkloadSchema(serializers.Serializer):
+    task = serializers.ChoiceField(choices=[t.value for t in Task])
+    model = serializers.CharField(required=False, help_text="A registry id: GET /api/v1/models/.")
+    parameters_billions = _ranged("parameters_billions")
+    architecture = ArchitectureSchema(required=False)
+    precision = _choice(Precision)
+    training = TrainingSchema(required=False)
+    inference = InferenceSchema(required=False)
+    data = DataSchema(required=False)
+
+
+class SizingRequestSchema(WorkloadSchema):
+    gpu = serializers.CharField(
+        required=False, help_text="Catalog GPU SKU: adds min_gpus, time and throughput on it."
+    )
+    gpus = serializers.IntegerField(required=False, min_value=1, max_value=65_536)
+    gpu_memory_gb = serializers.FloatField(
+        required=False,
+        min_value=1,
+        max_value=4096,
+        help_text="Answer min_gpus for GPUs of this memory size (GB = 10^9 bytes).",
+    )
+
+
+class MemorySchema(serializers.Serializer):
+    weights = serializers.FloatField()
+    gradients = serializers.FloatField()
+    optimizer_states = serializers.FloatField()
+    activations = serializers.FloatField()
+    kv_cache = serializers.FloatField()
+    overhead = serializers.FloatField()
+    total = serializers.FloatField()
+
+
+class ExplanationSchema(serializers.Serializer):
+    key = serializers.CharField()
+    text = serializers.CharField()
+    source = serializers.CharField()
+
+
+class InterconnectSchema(serializers.Serializer):
+    fabric = serializers.CharField()
+    gbps_per_gpu = serializers.IntegerField()
+
+
+class SizingResponseSchema(serializers.Serializer):
+    memory_gb = MemorySchema(help_text="Whole job, GB = 10^9 bytes.")
+    memory_per_gpu_gb = MemorySchema(help_text="Per GPU after sharding, GB = 10^9 bytes.")
+    gpus = serializers.IntegerField()
+    min_gpus = serializers.IntegerField(allow_null=True)
+    fits = serializers.BooleanField(allow_null=True)
+    training_flops = serializers.FloatField(allow_null=True)
+    forward_flops = serializers.FloatField(allow_null=True)
+    backward_flops = serializers.FloatField(allow_null=True)
+    training_hours = serializers.FloatField(allow_null=True)
+    mfu = serializers.FloatField()
+    gpus_for_deadline = serializers.IntegerField(allow_null=True)
+    tokens_per_second = serializers.FloatField(allow_null=True)
+    gpus_for_target = serializers.IntegerField(allow_null=True)
+    max_context_length = serializers.IntegerField(required=False, allow_null=True)
+    max_concurrent_requests = serializers.IntegerField(required=False, allow_null=True)
+    system_ram_gb = serializers.FloatField()
+    storage_gb = serializers.FloatField()
+    storage_read_mbs = serializers.FloatField()
+    cpu_cores = serializers.IntegerField()
+    nodes = serializers.IntegerField()
+    interconnect = InterconnectSchema(allow_null=True)
+    large_project = serializers.BooleanField()
+    model_sharded = serializers.BooleanField()
+    explanations = ExplanationSchema(many=True)
+
+
+class ModelSchema(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    family = serializers.CharField()
+    parameters = serializers.IntegerField()
+    parameters_billions = serializers.FloatField()
+    active_parameters = serializers.IntegerField(allow_null=True)
+    modality = serializers.ChoiceField(choices=[m.value for m in Modality])
+    license = serializers.CharField()
+    sources = serializers.ListField(child=serializers.CharField())
+    architecture = serializers.DictField()
+
+
+class ConfigurationRequestSchema(serializers.Serializer):
+    workload = WorkloadSchema()
+    environment = serializers.ChoiceField(choices=[e.value for e in Environment])
+    budget = serializers.DecimalField(
+        max_digits=14, decimal_places=2, required=False, allow_null=True, min_value=0
+    )
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
+    growth_gpus = serializers.IntegerField(required=False, min_value=0, max_value=16)
+
+
+class PartLineSchema(serializers.Serializer):
+    kind = serializers.CharField()
+    sku = serializers.CharField()
+    name = serializers.CharField()
+    quantity = serializers.IntegerField(help_text="Per server.")
+    role = serializers.CharField()
+    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+
+
+class TotalsSchema(serializers.Serializer):
+    gpus = serializers.IntegerField()
+    vram_gb = serializers.FloatField()
+    ram_gb = serializers.IntegerField()
+    storage_gb = serializers.FloatField()
+    power_w = serializers.IntegerField(help_text="Full-load draw of one server, W.")
+    power_sized_w = serializers.IntegerField(help_text="What one server's supplies must deliver.")
+    rack_units = serializers.IntegerField()
+    price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    managed_monthly_price = serializers.DecimalField(
+        max_digits=14, decimal_places=2, allow_null=True
+    )
+    currency = serializers.CharField()
+
+
+class CheckSchema(serializers.Serializer):
+    rule = serializers.CharField()
+    passed = serializers.BooleanField()
+    warning = serializers.BooleanField()
+    detail = serializers.CharField()
+
+
+class OptionSchema(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=["budget", "balanced", "performance"])
+    servers = serializers.IntegerField()
+    parts = PartLineSchema(many=True)
+    totals = TotalsSchema()
+    checks = CheckSchema(many=True)
+
+
+class ConfigurationResponseSchema(serializers.Serializer):
+    options = OptionSchema(many=True)
+    unmet = serializers.ListField(child=serializers.CharField())
+
+
+class ErrorSchema(serializers.Serializer):
+    message = serializers.CharField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class TcoRequestSchema(serializers.Serializer):
+    configuration = serializers.JSONField(
+        required=False,
+        help_text="An option from POST /api/v1/configurations/, or a configuration by its "
+        "totals: servers, gpus_per_server, gpu_model, power_w (full load per server), price "
+        "(per server), currency, rack_units, managed_monthly_price (per server).",
+    )
+    workload = WorkloadSchema(required=False, help_text="Instead of a configuration: build one.")
+    environment = serializers.ChoiceField(choices=[e.value for e in Environment], required=False)
+    horizon_years = serializers.IntegerField(min_value=1, max_value=7, required=False)
+    utilization = serializers.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        min_value=Decimal("0.05"),
+        max_value=Decimal(1),
+        required=False,
+    )
+    region = serializers.ChoiceField(choices=["FR", "DE", "US", "GB"], required=False)
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
+    electricity_price_per_kwh = serializers.DecimalField(16, 6, required=False)
+    pue = serializers.DecimalField(16, 6, required=False)
+    staff_cost_per_year = serializers.DecimalField(16, 6, required=False)
+    staff_fte_per_server = serializers.DecimalField(16, 6, required=False)
+    depreciation_years = serializers.DecimalField(16, 6, required=False)
+    residual_value_pct = serializers.DecimalField(16, 6, required=False)
+    discount_rate = serializers.DecimalField(16, 6, required=False)
+    colocation_per_kw_month = serializers.DecimalField(16, 6, required=False)
+    support_pct_per_year = serializers.DecimalField(16, 6, required=False)
+    idle_power_fraction = serializers.DecimalField(16, 6, required=False)
+    cloud_price_per_gpu_hour = serializers.DecimalField(16, 6, required=False)
+    managed_monthly_price = serializers.DecimalField(16, 6, required=False)
+    installation_cost = serializers.DecimalField(16, 6, required=False)
+
+
+class OptionCostSchema(serializers.Serializer):
+    currency = serializers.CharField()
+    total = serializers.DecimalField(14, 2)
+    by_category = serializers.DictField(child=serializers.DecimalField(14, 2))
+    monthly_cumulative = serializers.ListField(child=serializers.DecimalField(14, 2))
+    yearly = serializers.ListField(child=serializers.DecimalField(14, 2))
+    npv = serializers.DecimalField(14, 2, allow_null=True)
+    cost_per_gpu_hour = serializers.DecimalField(14, 2)
+    includes = serializers.CharField()
+
+
+class BreakEvenSchema(serializers.Serializer):
+    vs_managed = serializers.IntegerField(allow_null=True)
+    vs_cloud = serializers.IntegerField(allow_null=True)
+    vs_cloud_reserved = serializers.IntegerField(allow_null=True)
+
+
+class SensitivityRowSchema(serializers.Serializer):
+    parameter = serializers.CharField()
+    value = serializers.CharField()
+    label = serializers.CharField()
+    totals = serializers.DictField(child=serializers.DecimalField(14, 2))
+    break_even_month = BreakEvenSchema()
+
+
+class AssumptionSchema(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    value = serializers.CharField()
+    unit = serializers.CharField()
+    source = serializers.CharField()
+    overridden = serializers.BooleanField()
+
+
+class TcoResponseSchema(serializers.Serializer):
+    currency = serializers.CharField()
+    horizon_months = serializers.IntegerField()
+    utilization = serializers.CharField()
+    options = serializers.DictField(child=OptionCostSchema())
+    break_even_month = BreakEvenSchema()
+    cheapest = serializers.CharField()
+    sensitivity = SensitivityRowSchema(many=True)
+    it_energy_kwh_per_year = serializers.FloatField()
+    facility_energy_kwh_per_year = serializers.FloatField()
+    co2e_kg_per_year = serializers.FloatField()
+    book_values = serializers.ListField(child=serializers.DictField())
+    assumptions = AssumptionSchema(many=True)
+    explanations = serializers.ListField(child=serializers.CharField())
+    configuration = OptionSchema(required=False)

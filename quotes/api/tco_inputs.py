@@ -1,0 +1,168 @@
+"""Parsing a TCO request: which configuration, over what horizon, with which overrides."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from gpuquote.api.errors import InputError
+from quotes.engine.assumptions import REGIONS, SPECS
+from quotes.engine.builder import Environment
+from quotes.engine.money import CURRENCIES, Money
+from quotes.engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, TcoConfiguration
+
+DEFAULT_HORIZON_YEARS = 3
+DEFAULT_UTILIZATION = Decimal("0.7")
+DEFAULT_REGION = "FR"
+_MONEY = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
+
+
+class TotalsConfigurationInput(serializers.Serializer):
+    """A configuration given by its totals, for partners who build their own."""
+
+    servers = serializers.IntegerField(min_value=1, max_value=10_000)
+    gpus_per_server = serializers.IntegerField(min_value=1, max_value=64)
+    gpu_model = serializers.CharField(required=False, allow_blank=True, max_length=128)
+    power_w = serializers.IntegerField(
+        min_value=1, max_value=500_000, help_text="Full-load draw per server, W."
+    )
+    price = serializers.DecimalField(**_MONEY, help_text="Purchase price per server.")
+    currency = serializers.ChoiceField(choices=list(CURRENCIES))
+    rack_units = serializers.IntegerField(min_value=1, max_value=60)
+    managed_monthly_price = serializers.DecimalField(
+        **_MONEY, required=False, allow_null=True, help_text="Managed-hosting fee per server."
+    )
+
+
+class _OptionTotalsInput(serializers.Serializer):
+    gpus = serializers.IntegerField(min_value=1)
+    power_w = serializers.IntegerField(min_value=1)
+    price = serializers.DecimalField(**_MONEY)
+    currency = serializers.ChoiceField(choices=list(CURRENCIES))
+    rack_units = serializers.IntegerField(min_value=1)
+    managed_monthly_price = serializers.DecimalField(**_MONEY, required=False, allow_null=True)
+
+
+class _PartInput(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+
+
+class OptionConfigurationInput(serializers.Serializer):
+    """An option exactly as POST /api/v1/configurations/ returned it."""
+
+    servers = serializers.IntegerField(min_value=1, max_value=10_000)
+    parts = _PartInput(many=True)
+    totals = _OptionTotalsInput()
+
+
+def _override_field(name: str) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=16, decimal_places=6, required=False, help_text=SPECS[name].label
+    )
+
+
+class TcoInput(serializers.Serializer):
+    configuration = serializers.JSONField(required=False)
+    workload = serializers.JSONField(required=False)
+    environment = serializers.ChoiceField(
+        choices=[e.value for e in Environment], default=Environment.PRODUCTION.value
+    )
+    horizon_years = serializers.IntegerField(
+        min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
+    )
+    utilization = serializers.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        min_value=Decimal("0.05"),
+        max_value=Decimal(1),
+        default=DEFAULT_UTILIZATION,
+    )
+    region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for name in SPECS:
+            fields[name] = _override_field(name)
+        return fields
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        given = [key for key in ("configuration", "workload") if attrs.get(key) is not None]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                {"configuration": [_("Give either a configuration or a workload, not both.")]}
+            )
+        return attrs
+
+
+def overrides_of(attrs: dict[str, Any]) -> dict[str, Decimal]:
+    return {name: attrs[name] for name in SPECS if attrs.get(name) is not None}
+
+
+def _errors_at(prefix: str, serializer: serializers.Serializer) -> InputError:
+    flat: dict[str, list[str]] = {}
+    for field, messages in serializer.errors.items():
+        if isinstance(messages, dict):
+            for sub, sub_messages in messages.items():
+                flat[f"{prefix}.{field}.{sub}"] = [str(m) for m in sub_messages]
+        else:
+            flat[f"{prefix}.{field}"] = [str(m) for m in messages]
+    return InputError(flat)
+
+
+def configuration_parse(data: Any) -> TcoConfiguration:
+    """Either an option from the configurations endpoint or a configuration by its totals."""
+    if not isinstance(data, dict):
+        raise InputError({"configuration": [_("Expected a JSON object.")]})
+    if "totals" in data:
+        serializer = OptionConfigurationInput(data=data)
+        if not serializer.is_valid():
+            raise _errors_at("configuration", serializer)
+        return _from_option(serializer.validated_data)
+    serializer = TotalsConfigurationInput(data=data)
+    if not serializer.is_valid():
+        raise _errors_at("configuration", serializer)
+    values = serializer.validated_data
+    currency = values["currency"]
+    managed = values.get("managed_monthly_price")
+    return TcoConfiguration(
+        servers=values["servers"],
+        gpus_per_server=values["gpus_per_server"],
+        gpu_model=values.get("gpu_model") or None,
+        power_w=values["power_w"],
+        price=Money(values["price"], currency),
+        rack_units=values["rack_units"],
+        managed_monthly_price=None if managed is None else Money(managed, currency),
+    )
+
+
+def _per_server(total: Decimal, servers: int) -> Decimal:
+    return total / servers
+
+
+def _from_option(values: dict[str, Any]) -> TcoConfiguration:
+    servers = values["servers"]
+    totals = values["totals"]
+    currency = totals["currency"]
+    gpus = totals["gpus"]
+    if gpus % servers or totals["rack_units"] % servers:
+        raise InputError(
+            {"configuration.totals": [_("GPUs and rack units must divide evenly by servers.")]}
+        )
+    gpu_names = [part["name"] for part in values["parts"] if part["kind"] == "gpu"]
+    managed = totals.get("managed_monthly_price")
+    return TcoConfiguration(
+        servers=servers,
+        gpus_per_server=gpus // servers,
+        gpu_model=gpu_names[0] if gpu_names else None,
+        power_w=totals["power_w"],
+        price=Money(_per_server(totals["price"], servers), currency),
+        rack_units=totals["rack_units"] // servers,
+        managed_monthly_price=None
+        if managed is None
+        else Money(_per_server(managed, servers), currency),
+    )

@@ -1,0 +1,161 @@
+"""Public calculators: the model registry, sizing, configurations and TCO (anonymous, throttled)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gpuquote.api.errors import InputError
+from quotes.api import schemas
+from quotes.api.inputs import (
+    ConfigurationInput,
+    SizingOnGpuInput,
+    reverse_questions,
+    validated,
+    workload_parse,
+)
+from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
+from quotes.engine.advice import gpu_profile
+from quotes.engine.assumptions import AssumptionError
+from quotes.engine.builder import Environment, Tier
+from quotes.engine.builder import Option as BuiltOption
+from quotes.engine.model_registry import all_models
+from quotes.engine.money import Money
+from quotes.engine.sizing import min_gpus, size
+from quotes.engine.tco import TcoInputError
+from quotes.presenters import (
+    build_to_dict,
+    model_entry_to_dict,
+    option_to_dict,
+    sizing_to_dict,
+    tco_to_dict,
+    text,
+)
+from quotes.selectors import advice_get, catalog_gpu_get, tco_get
+
+BAD_REQUEST = OpenApiResponse(schemas.ErrorSchema, description="Invalid fields, named one by one.")
+THROTTLED = OpenApiResponse(schemas.ErrorSchema, description="Too many requests.")
+
+
+class ModelListView(APIView):
+    @extend_schema(
+        operation_id="models_list",
+        summary="The public model registry (architecture from the model cards).",
+        responses={200: schemas.ModelSchema(many=True), 429: THROTTLED},
+    )
+    def get(self, request: Request) -> Response:
+        return Response([model_entry_to_dict(entry) for entry in all_models()])
+
+
+class SizingView(APIView):
+    @extend_schema(
+        operation_id="sizing_create",
+        summary="What a workload needs: GPU memory (GB = 10^9 bytes), GPUs, compute, RAM, storage.",
+        request=schemas.SizingRequestSchema,
+        responses={200: schemas.SizingResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
+    )
+    def post(self, request: Request) -> Response:
+        if not isinstance(request.data, dict):
+            raise InputError({"non_field_errors": [_("Expected a JSON object.")]})
+        data = dict(request.data)
+        extras = validated(
+            SizingOnGpuInput,
+            {key: data.pop(key) for key in ("gpu", "gpus", "gpu_memory_gb") if key in data},
+        )
+        workload = workload_parse(data)
+        gpu = None
+        if extras.get("gpu"):
+            gpu = catalog_gpu_get(sku=extras["gpu"])
+            if gpu is None:
+                raise InputError(
+                    {
+                        "gpu": [
+                            _("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": extras["gpu"]}
+                        ]
+                    }
+                )
+        gpus = extras.get("gpus")
+        profile = None if gpu is None else gpu_profile(gpu)
+        sizing = size(workload, gpu=profile, gpus=gpus)
+        body = sizing_to_dict(sizing)
+        if profile is not None and not workload.is_training:
+            body |= reverse_questions(workload, profile, gpus or sizing.gpus)
+        if "gpu_memory_gb" in extras:
+            body["min_gpus"] = min_gpus(workload, gpu_memory_gb=extras["gpu_memory_gb"])
+        return Response(body)
+
+
+class ConfigurationsView(APIView):
+    @extend_schema(
+        operation_id="configurations_create",
+        summary="Balanced server configurations (budget, balanced, performance) from the catalog.",
+        request=schemas.ConfigurationRequestSchema,
+        responses={200: schemas.ConfigurationResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
+    )
+    def post(self, request: Request) -> Response:
+        envelope = validated(ConfigurationInput, request.data)
+        workload = workload_parse(envelope["workload"], prefix="workload")
+        currency = envelope["currency"]
+        budget = envelope.get("budget")
+        advice = advice_get(
+            workload=workload,
+            environment=Environment(envelope["environment"]),
+            currency=currency,
+            budget=None if budget is None else Money(budget, currency),
+            growth_gpus=envelope["growth_gpus"],
+        )
+        return Response(build_to_dict(advice.build))
+
+
+class TcoView(APIView):
+    @extend_schema(
+        operation_id="tco_create",
+        summary="Buy vs managed hosting vs cloud over 1-7 years, with break-even and sensitivity.",
+        request=schemas.TcoRequestSchema,
+        responses={200: schemas.TcoResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
+    )
+    def post(self, request: Request) -> Response:
+        envelope = validated(TcoInput, request.data)
+        built = None
+        if envelope.get("workload") is not None:
+            built = _build_for_tco(envelope)
+            configuration = configuration_parse(option_to_dict(built))
+        else:
+            configuration = configuration_parse(envelope["configuration"])
+        currency = envelope.get("currency") or configuration.price.currency
+        if configuration.price.currency != currency:
+            raise InputError(
+                {"currency": [_("The configuration's prices are in %(c)s.") % {"c": currency}]}
+            )
+        try:
+            result = tco_get(
+                configuration=configuration,
+                horizon_years=envelope["horizon_years"],
+                utilization=envelope["utilization"],
+                region=envelope["region"],
+                currency=currency,
+                overrides=overrides_of(envelope),
+            )
+        except (AssumptionError, TcoInputError) as exc:
+            raise InputError({exc.field: [text(exc.message)]}) from exc
+        body = tco_to_dict(result)
+        if built is not None:
+            body["configuration"] = option_to_dict(built)
+        return Response(body)
+
+
+def _build_for_tco(envelope: dict) -> BuiltOption:
+    """The balanced option for a workload (the budget one when it is the only one)."""
+    workload = workload_parse(envelope["workload"], prefix="workload")
+    currency = envelope.get("currency") or "EUR"
+    advice = advice_get(
+        workload=workload, environment=Environment(envelope["environment"]), currency=currency
+    )
+    options = {option.tier: option for option in advice.build.options}
+    chosen = options.get(Tier.BALANCED) or next(iter(options.values()), None)
+    if chosen is None:
+        raise InputError({"workload": [text(message) for message in advice.build.unmet]})
+    return chosen

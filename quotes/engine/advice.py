@@ -1,0 +1,123 @@
+"""From a workload to priced configurations: sizing feeds the builder.
+
+The one place where the two engines meet, so the API, the wizard and the staff screens all get
+the same answer for the same workload and catalog.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .builder import BuildNeeds, BuildResult, Environment, GpuFit, build_options
+from .money import Money
+from .parts import CatalogSnapshot, GpuSpec
+from .sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from .workload import Sharding, Workload
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    sizing: Sizing  # the job on its own (no GPU chosen): storage, data rates, explanations
+    build: BuildResult
+
+
+def gpu_profile(gpu: GpuSpec) -> GpuProfile:
+    return GpuProfile(
+        name=gpu.name,
+        memory_gb=gpu.memory_gb,
+        memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
+        bf16_tflops=gpu.bf16_tflops,
+        fp8_tflops=gpu.fp8_tflops,
+    )
+
+
+def _fully_sharded(workload: Workload) -> Workload:
+    training = workload.training_or_default
+    return dataclasses.replace(
+        workload, training=dataclasses.replace(training, sharding=Sharding.ZERO3)
+    )
+
+
+def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
+    """The job sized on the GPU model it would run on, at the GPU count it needs; None: no fit.
+
+    The count is the most of: what memory needs, what the deadline or the throughput target
+    needs, and (training) the data-parallel GPUs the customer asked for. Training that fits only
+    when sharded is re-sized with ZeRO-3, as ``min_gpus`` assumed.
+    """
+    profile = gpu_profile(gpu)
+    first = size(workload, gpu=profile)
+    if first.min_gpus is None:
+        return None
+    wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
+    if workload.is_training:
+        wanted.append(workload.training_or_default.gpus)
+    gpus = max(wanted)
+    sized = size(workload, gpu=profile, gpus=gpus)
+    if sized.fits is False and workload.is_training:
+        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus)
+    return sized if sized.fits is not False else None
+
+
+def build_needs(
+    workload: Workload,
+    *,
+    environment: Environment,
+    currency: str,
+    budget: Money | None = None,
+    growth_gpus: int = 0,
+) -> tuple[Sizing, BuildNeeds]:
+    base = size(workload)
+    fits: dict[tuple, GpuFit | None] = {}
+
+    def gpus_for(gpu: GpuSpec) -> GpuFit | None:
+        key = (gpu.memory_gb, gpu.memory_bandwidth_gbs, gpu.bf16_tflops, gpu.fp8_tflops)
+        if key not in fits:
+            sized = sizing_on_gpu(workload, gpu)
+            fits[key] = (
+                None
+                if sized is None
+                else GpuFit(
+                    gpus=sized.gpus,
+                    memory_per_gpu_gb=sized.memory_per_gpu_gb.total,
+                    model_sharded=sized.model_sharded,
+                )
+            )
+        return fits[key]
+
+    # Whether the job spans servers depends on the GPU chosen: the builder applies this rate
+    # only when it does. A model too large for any one GPU is sharded: assume the faster fabric.
+    interconnect = interconnect_gbps_per_gpu(workload, model_sharded=True)
+    needs = BuildNeeds(
+        gpus_for=gpus_for,
+        environment=environment,
+        model_sharded=base.model_sharded,
+        large_project=base.large_project,
+        storage_gb=base.storage_gb,
+        storage_read_mbs=base.storage_read_mbs,
+        cpu_cores_min=base.cpu_cores,
+        interconnect_gbps_per_gpu=interconnect,
+        budget=budget,
+        currency=currency,
+        growth_gpus=growth_gpus,
+    )
+    return base, needs
+
+
+def advise(
+    workload: Workload,
+    catalog: CatalogSnapshot,
+    *,
+    environment: Environment,
+    budget: Money | None = None,
+    growth_gpus: int = 0,
+) -> Advice:
+    base, needs = build_needs(
+        workload,
+        environment=environment,
+        currency=catalog.currency,
+        budget=budget,
+        growth_gpus=growth_gpus,
+    )
+    return Advice(sizing=base, build=build_options(needs, catalog))

@@ -1,0 +1,127 @@
+"""POST /api/v1/tco/: a configuration by totals, an option, or a workload -> three options."""
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from quotes.engine.assumptions import region_defaults
+from quotes.engine.money import Money
+from quotes.engine.tco import TcoConfiguration, TcoInput, compute_tco
+from quotes.models import RegionAssumption
+from quotes.services import region_assumptions_seed
+
+pytestmark = pytest.mark.django_db
+
+TCO = reverse("api:tco")
+EIGHT_H100 = {
+    "servers": 1,
+    "gpus_per_server": 8,
+    "gpu_model": "H100 SXM",
+    "power_w": 10200,
+    "price": "250000.00",
+    "currency": "EUR",
+    "rack_units": 8,
+    "managed_monthly_price": "9000.00",
+}
+
+
+def _post(client, payload, **headers):
+    return client.post(TCO, payload, content_type="application/json", **headers)
+
+
+def _engine_result(**overrides):
+    assumptions = region_defaults("FR", "EUR")
+    if overrides:
+        assumptions = assumptions.with_overrides(**overrides)
+    return compute_tco(
+        TcoInput(
+            configuration=TcoConfiguration(
+                servers=1,
+                gpus_per_server=8,
+                gpu_model="H100 SXM",
+                power_w=10200,
+                price=Money(Decimal("250000.00"), "EUR"),
+                rack_units=8,
+                managed_monthly_price=Money(Decimal("9000.00"), "EUR"),
+            ),
+            horizon_years=3,
+            utilization=Decimal("0.7"),
+            region="FR",
+            currency="EUR",
+            assumptions=assumptions,
+        )
+    )
+
+
+def test_totals_configuration_gives_the_engine_totals_for_every_option(client):
+    response = _post(client, {"configuration": EIGHT_H100})
+
+    assert response.status_code == 200
+    body = response.json()
+    expected = _engine_result()
+    assert set(body["options"]) >= {"on_premises", "managed", "cloud"}
+    for name, cost in expected.options.items():
+        assert body["options"][name]["total"] == str(cost.total.amount.quantize(Decimal("0.01")))
+    on_prem = body["options"]["on_premises"]
+    assert {"capital", "power", "cooling", "space", "staff", "support"} <= set(
+        on_prem["by_category"]
+    )
+    assert sum(Decimal(v) for v in on_prem["by_category"].values()) == Decimal(on_prem["total"])
+    assert len(on_prem["monthly_cumulative"]) == 36
+    assert body["break_even_month"]["vs_managed"] == expected.break_even_month.vs_managed
+    assert body["cheapest"] == str(expected.cheapest)
+    assert body["sensitivity"]
+    assert body["it_energy_kwh_per_year"] > 0
+    assert body["co2e_kg_per_year"] > 0
+    names = {a["name"] for a in body["assumptions"]}
+    assert {"electricity_price_per_kwh", "pue", "staff_cost_per_year"} <= names
+    assert all(a["source"] for a in body["assumptions"])
+
+
+def test_an_override_changes_what_depends_on_it_and_is_marked(client):
+    base = _post(client, {"configuration": EIGHT_H100}).json()
+    changed = _post(client, {"configuration": EIGHT_H100, "pue": "1.2"}).json()
+
+    before, after = base["options"]["on_premises"], changed["options"]["on_premises"]
+    assert Decimal(after["by_category"]["cooling"]) < Decimal(before["by_category"]["cooling"])
+    for unaffected in ("capital", "power", "staff", "support", "space"):
+        assert after["by_category"][unaffected] == before["by_category"][unaffected]
+    pue = next(a for a in changed["assumptions"] if a["name"] == "pue")
+    assert (pue["value"], pue["source"], pue["overridden"]) == ("1.2", "override", True)
+    expected = _engine_result(pue=Decimal("1.2"))
+    assert after["total"] == str(expected.on_premises.total.amount.quantize(Decimal("0.01")))
+
+
+def test_staff_edited_regional_default_is_used_with_its_source(client):
+    region_assumptions_seed()
+    RegionAssumption.objects.filter(region="FR", name="pue").update(
+        value=Decimal("1.3"), source="Paris site, measured 2026"
+    )
+    body = _post(client, {"configuration": EIGHT_H100}).json()
+    pue = next(a for a in body["assumptions"] if a["name"] == "pue")
+    assert (pue["value"], pue["source"], pue["overridden"]) == (
+        "1.3",
+        "Paris site, measured 2026",
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"configuration": EIGHT_H100, "horizon_years": 9}, "horizon_years"),
+        ({"configuration": EIGHT_H100, "utilization": "0"}, "utilization"),
+        ({"configuration": EIGHT_H100, "region": "XX"}, "region"),
+        ({"configuration": EIGHT_H100, "pue": "9"}, "pue"),
+        ({"configuration": EIGHT_H100 | {"servers": 0}}, "configuration.servers"),
+        ({"configuration": EIGHT_H100 | {"price": "-1"}}, "configuration.price"),
+        ({"configuration": EIGHT_H100, "currency": "USD"}, "currency"),
+        ({}, "configuration"),
+        ({"configuration": "eight GPUs"}, "configuration"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field(client, payload, field):
+    response = _post(client, payload)
+    assert response.status_code == 400
+    assert field in response.json()["errors"], response.json()
