@@ -282,6 +282,9 @@ class Chassis(Part):
     base_power_w = models.PositiveIntegerField(
         _("base power (W)"), help_text=_("Fans, board, BMC and boot devices at full load.")
     )
+    rack_mount = models.BooleanField(
+        _("rack-mount server"), default=True, help_text=_("Off for a workstation tower.")
+    )
 
     class Meta:
         verbose_name = _("chassis")

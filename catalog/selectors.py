@@ -206,6 +206,7 @@ def _snapshot_build(currency: str) -> CatalogSnapshot:
             base_power_w=c.base_power_w,
             price=money(purchase, c.pk),
             managed_monthly_price=money(managed, c.pk),
+            rack_mount=c.rack_mount,
         )
         for c in Chassis.objects.filter(active=True)
     )

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,205 +14,627 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Part',
+            name="Part",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('gpu', 'GPU'), ('cpu', 'CPU'), ('memory', 'Memory module'), ('drive', 'Drive'), ('nic', 'Network card'), ('chassis', 'Chassis')], editable=False, max_length=16, verbose_name='kind')),
-                ('sku', models.CharField(max_length=64, unique=True, verbose_name='SKU')),
-                ('vendor', models.CharField(max_length=64, verbose_name='vendor')),
-                ('model', models.CharField(max_length=128, verbose_name='model')),
-                ('source', models.TextField(help_text='Datasheet URL(s).', verbose_name='specification source')),
-                ('notes', models.TextField(blank=True, verbose_name='notes')),
-                ('active', models.BooleanField(default=True, verbose_name='offered')),
-                ('created_at', models.DateTimeField(auto_now_add=True, verbose_name='created at')),
-                ('updated_at', models.DateTimeField(auto_now=True, verbose_name='updated at')),
-                ('created_by', models.ForeignKey(blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='created by')),
-                ('updated_by', models.ForeignKey(blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='updated by')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("gpu", "GPU"),
+                            ("cpu", "CPU"),
+                            ("memory", "Memory module"),
+                            ("drive", "Drive"),
+                            ("nic", "Network card"),
+                            ("chassis", "Chassis"),
+                        ],
+                        editable=False,
+                        max_length=16,
+                        verbose_name="kind",
+                    ),
+                ),
+                ("sku", models.CharField(max_length=64, unique=True, verbose_name="SKU")),
+                ("vendor", models.CharField(max_length=64, verbose_name="vendor")),
+                ("model", models.CharField(max_length=128, verbose_name="model")),
+                (
+                    "source",
+                    models.TextField(
+                        help_text="Datasheet URL(s).", verbose_name="specification source"
+                    ),
+                ),
+                ("notes", models.TextField(blank=True, verbose_name="notes")),
+                ("active", models.BooleanField(default=True, verbose_name="offered")),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="created at")),
+                ("updated_at", models.DateTimeField(auto_now=True, verbose_name="updated at")),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        editable=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="created by",
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        editable=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="updated by",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'part',
-                'verbose_name_plural': 'parts',
-                'ordering': ['kind', 'vendor', 'model'],
+                "verbose_name": "part",
+                "verbose_name_plural": "parts",
+                "ordering": ["kind", "vendor", "model"],
             },
         ),
         migrations.CreateModel(
-            name='Price',
+            name="Price",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('price_kind', models.CharField(choices=[('purchase', 'Purchase'), ('managed_monthly', 'Managed hosting, per month')], max_length=16, verbose_name='price kind')),
-                ('amount', models.DecimalField(decimal_places=2, max_digits=12, verbose_name='amount')),
-                ('currency', models.CharField(choices=[('EUR', 'EUR'), ('USD', 'USD')], max_length=3, verbose_name='currency')),
-                ('observed_on', models.DateField(verbose_name='price date')),
-                ('source', models.TextField(help_text='Quote, price list or URL.', verbose_name='source')),
-                ('created_at', models.DateTimeField(auto_now_add=True, verbose_name='recorded at')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='recorded by')),
-                ('part', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='prices', to='catalog.part', verbose_name='part')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "price_kind",
+                    models.CharField(
+                        choices=[
+                            ("purchase", "Purchase"),
+                            ("managed_monthly", "Managed hosting, per month"),
+                        ],
+                        max_length=16,
+                        verbose_name="price kind",
+                    ),
+                ),
+                (
+                    "amount",
+                    models.DecimalField(decimal_places=2, max_digits=12, verbose_name="amount"),
+                ),
+                (
+                    "currency",
+                    models.CharField(
+                        choices=[("EUR", "EUR"), ("USD", "USD")],
+                        max_length=3,
+                        verbose_name="currency",
+                    ),
+                ),
+                ("observed_on", models.DateField(verbose_name="price date")),
+                (
+                    "source",
+                    models.TextField(help_text="Quote, price list or URL.", verbose_name="source"),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, verbose_name="recorded at")),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="recorded by",
+                    ),
+                ),
+                (
+                    "part",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="prices",
+                        to="catalog.part",
+                        verbose_name="part",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'price',
-                'verbose_name_plural': 'prices',
-                'ordering': ['part', 'price_kind', 'currency', '-observed_on', '-id'],
+                "verbose_name": "price",
+                "verbose_name_plural": "prices",
+                "ordering": ["part", "price_kind", "currency", "-observed_on", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Chassis',
+            name="Chassis",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('rack_units', models.PositiveSmallIntegerField(verbose_name='rack units (U)')),
-                ('gpu_slots', models.PositiveSmallIntegerField(verbose_name='GPU slots')),
-                ('accepts_sxm', models.BooleanField(default=False, verbose_name='accepts SXM GPUs')),
-                ('accepts_pcie', models.BooleanField(default=False, verbose_name='accepts PCIe GPUs')),
-                ('accepts_oam', models.BooleanField(default=False, verbose_name='accepts OAM GPUs')),
-                ('max_gpu_tdp_w', models.PositiveIntegerField(verbose_name='max TDP per GPU slot (W)')),
-                ('nvswitch', models.BooleanField(default=False, verbose_name='NVLink switch fabric (NVSwitch)')),
-                ('nvlink_bridge', models.BooleanField(default=False, verbose_name='NVLink bridges between card pairs')),
-                ('pcie_switches', models.BooleanField(default=False, verbose_name='GPUs behind PCIe switches')),
-                ('cpu_sockets', models.PositiveSmallIntegerField(verbose_name='CPU sockets')),
-                ('cpu_socket_type', models.CharField(max_length=16, verbose_name='CPU socket type')),
-                ('dimm_slots', models.PositiveSmallIntegerField(verbose_name='DIMM slots')),
-                ('ddr_generation', models.PositiveSmallIntegerField(verbose_name='DDR generation')),
-                ('nvme_bays', models.PositiveSmallIntegerField(verbose_name='NVMe bays')),
-                ('pcie_gen', models.PositiveSmallIntegerField(verbose_name='PCIe generation')),
-                ('psu_count', models.PositiveSmallIntegerField(verbose_name='power supplies')),
-                ('psu_w', models.PositiveIntegerField(verbose_name='power per supply (W)')),
-                ('psu_redundant', models.PositiveSmallIntegerField(help_text='M in an N+M configuration.', verbose_name='redundant supplies')),
-                ('cooling', models.CharField(choices=[('air', 'Air'), ('liquid', 'Liquid')], max_length=8, verbose_name='cooling')),
-                ('max_system_power_w', models.PositiveIntegerField(verbose_name='max system power (W)')),
-                ('base_power_w', models.PositiveIntegerField(help_text='Fans, board, BMC and boot devices at full load.', verbose_name='base power (W)')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                ("rack_units", models.PositiveSmallIntegerField(verbose_name="rack units (U)")),
+                ("gpu_slots", models.PositiveSmallIntegerField(verbose_name="GPU slots")),
+                (
+                    "accepts_sxm",
+                    models.BooleanField(default=False, verbose_name="accepts SXM GPUs"),
+                ),
+                (
+                    "accepts_pcie",
+                    models.BooleanField(default=False, verbose_name="accepts PCIe GPUs"),
+                ),
+                (
+                    "accepts_oam",
+                    models.BooleanField(default=False, verbose_name="accepts OAM GPUs"),
+                ),
+                (
+                    "max_gpu_tdp_w",
+                    models.PositiveIntegerField(verbose_name="max TDP per GPU slot (W)"),
+                ),
+                (
+                    "nvswitch",
+                    models.BooleanField(
+                        default=False, verbose_name="NVLink switch fabric (NVSwitch)"
+                    ),
+                ),
+                (
+                    "nvlink_bridge",
+                    models.BooleanField(
+                        default=False, verbose_name="NVLink bridges between card pairs"
+                    ),
+                ),
+                (
+                    "pcie_switches",
+                    models.BooleanField(default=False, verbose_name="GPUs behind PCIe switches"),
+                ),
+                ("cpu_sockets", models.PositiveSmallIntegerField(verbose_name="CPU sockets")),
+                (
+                    "cpu_socket_type",
+                    models.CharField(max_length=16, verbose_name="CPU socket type"),
+                ),
+                ("dimm_slots", models.PositiveSmallIntegerField(verbose_name="DIMM slots")),
+                ("ddr_generation", models.PositiveSmallIntegerField(verbose_name="DDR generation")),
+                ("nvme_bays", models.PositiveSmallIntegerField(verbose_name="NVMe bays")),
+                ("pcie_gen", models.PositiveSmallIntegerField(verbose_name="PCIe generation")),
+                ("psu_count", models.PositiveSmallIntegerField(verbose_name="power supplies")),
+                ("psu_w", models.PositiveIntegerField(verbose_name="power per supply (W)")),
+                (
+                    "psu_redundant",
+                    models.PositiveSmallIntegerField(
+                        help_text="M in an N+M configuration.", verbose_name="redundant supplies"
+                    ),
+                ),
+                (
+                    "cooling",
+                    models.CharField(
+                        choices=[("air", "Air"), ("liquid", "Liquid")],
+                        max_length=8,
+                        verbose_name="cooling",
+                    ),
+                ),
+                (
+                    "max_system_power_w",
+                    models.PositiveIntegerField(verbose_name="max system power (W)"),
+                ),
+                (
+                    "base_power_w",
+                    models.PositiveIntegerField(
+                        help_text="Fans, board, BMC and boot devices at full load.",
+                        verbose_name="base power (W)",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'chassis',
-                'verbose_name_plural': 'chassis',
-                'constraints': [models.CheckConstraint(condition=models.Q(('accepts_sxm', True), ('accepts_pcie', True), ('accepts_oam', True), _connector='OR'), name='catalog_chassis_accepts_a_form_factor'), models.CheckConstraint(condition=models.Q(('psu_redundant__lt', models.F('psu_count'))), name='catalog_chassis_psu_redundant_lt_count'), models.CheckConstraint(condition=models.Q(('rack_units__gte', 1)), name='catalog_chassis_rack_units_gte_1')],
+                "verbose_name": "chassis",
+                "verbose_name_plural": "chassis",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("accepts_sxm", True),
+                            ("accepts_pcie", True),
+                            ("accepts_oam", True),
+                            _connector="OR",
+                        ),
+                        name="catalog_chassis_accepts_a_form_factor",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("psu_redundant__lt", models.F("psu_count"))),
+                        name="catalog_chassis_psu_redundant_lt_count",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("rack_units__gte", 1)),
+                        name="catalog_chassis_rack_units_gte_1",
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.CreateModel(
-            name='Cpu',
+            name="Cpu",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('socket', models.CharField(max_length=16, verbose_name='socket')),
-                ('cores', models.PositiveSmallIntegerField(verbose_name='cores')),
-                ('threads', models.PositiveSmallIntegerField(verbose_name='threads')),
-                ('base_ghz', models.DecimalField(decimal_places=2, max_digits=4, verbose_name='base clock (GHz)')),
-                ('boost_ghz', models.DecimalField(decimal_places=2, max_digits=4, verbose_name='boost clock (GHz)')),
-                ('tdp_w', models.PositiveIntegerField(verbose_name='TDP (W)')),
-                ('memory_channels', models.PositiveSmallIntegerField(verbose_name='memory channels')),
-                ('max_memory_gb', models.PositiveIntegerField(verbose_name='max memory per socket (GB)')),
-                ('pcie_gen', models.PositiveSmallIntegerField(verbose_name='PCIe generation')),
-                ('pcie_lanes', models.PositiveSmallIntegerField(verbose_name='PCIe lanes per socket')),
-                ('server_grade', models.BooleanField(verbose_name='server grade')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                ("socket", models.CharField(max_length=16, verbose_name="socket")),
+                ("cores", models.PositiveSmallIntegerField(verbose_name="cores")),
+                ("threads", models.PositiveSmallIntegerField(verbose_name="threads")),
+                (
+                    "base_ghz",
+                    models.DecimalField(
+                        decimal_places=2, max_digits=4, verbose_name="base clock (GHz)"
+                    ),
+                ),
+                (
+                    "boost_ghz",
+                    models.DecimalField(
+                        decimal_places=2, max_digits=4, verbose_name="boost clock (GHz)"
+                    ),
+                ),
+                ("tdp_w", models.PositiveIntegerField(verbose_name="TDP (W)")),
+                (
+                    "memory_channels",
+                    models.PositiveSmallIntegerField(verbose_name="memory channels"),
+                ),
+                (
+                    "max_memory_gb",
+                    models.PositiveIntegerField(verbose_name="max memory per socket (GB)"),
+                ),
+                ("pcie_gen", models.PositiveSmallIntegerField(verbose_name="PCIe generation")),
+                (
+                    "pcie_lanes",
+                    models.PositiveSmallIntegerField(verbose_name="PCIe lanes per socket"),
+                ),
+                ("server_grade", models.BooleanField(verbose_name="server grade")),
             ],
             options={
-                'verbose_name': 'CPU',
-                'verbose_name_plural': 'CPUs',
-                'constraints': [models.CheckConstraint(condition=models.Q(('base_ghz__gte', 0)), name='catalog_cpu_base_ghz_gte_0'), models.CheckConstraint(condition=models.Q(('boost_ghz__gte', 0)), name='catalog_cpu_boost_ghz_gte_0'), models.CheckConstraint(condition=models.Q(('threads__gte', models.F('cores'))), name='catalog_cpu_threads_gte_cores'), models.CheckConstraint(condition=models.Q(('cores__gte', 1)), name='catalog_cpu_cores_gte_1')],
+                "verbose_name": "CPU",
+                "verbose_name_plural": "CPUs",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("base_ghz__gte", 0)), name="catalog_cpu_base_ghz_gte_0"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("boost_ghz__gte", 0)),
+                        name="catalog_cpu_boost_ghz_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("threads__gte", models.F("cores"))),
+                        name="catalog_cpu_threads_gte_cores",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("cores__gte", 1)), name="catalog_cpu_cores_gte_1"
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.CreateModel(
-            name='Drive',
+            name="Drive",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('drive_kind', models.CharField(choices=[('nvme', 'NVMe'), ('sata_ssd', 'SATA SSD'), ('hdd', 'Hard disk')], max_length=16, verbose_name='type')),
-                ('form_factor', models.CharField(help_text='U.2, E3.S, M.2…', max_length=16, verbose_name='form factor')),
-                ('capacity_tb', models.DecimalField(decimal_places=2, help_text='TB = 10^12 bytes.', max_digits=6, verbose_name='capacity (TB)')),
-                ('read_mbs', models.PositiveIntegerField(verbose_name='sequential read (MB/s)')),
-                ('write_mbs', models.PositiveIntegerField(verbose_name='sequential write (MB/s)')),
-                ('endurance_dwpd', models.DecimalField(blank=True, decimal_places=2, max_digits=5, null=True, verbose_name='endurance (drive writes per day)')),
-                ('power_w', models.DecimalField(decimal_places=1, max_digits=5, verbose_name='power, active (W)')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                (
+                    "drive_kind",
+                    models.CharField(
+                        choices=[("nvme", "NVMe"), ("sata_ssd", "SATA SSD"), ("hdd", "Hard disk")],
+                        max_length=16,
+                        verbose_name="type",
+                    ),
+                ),
+                (
+                    "form_factor",
+                    models.CharField(
+                        help_text="U.2, E3.S, M.2…", max_length=16, verbose_name="form factor"
+                    ),
+                ),
+                (
+                    "capacity_tb",
+                    models.DecimalField(
+                        decimal_places=2,
+                        help_text="TB = 10^12 bytes.",
+                        max_digits=6,
+                        verbose_name="capacity (TB)",
+                    ),
+                ),
+                ("read_mbs", models.PositiveIntegerField(verbose_name="sequential read (MB/s)")),
+                ("write_mbs", models.PositiveIntegerField(verbose_name="sequential write (MB/s)")),
+                (
+                    "endurance_dwpd",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=2,
+                        max_digits=5,
+                        null=True,
+                        verbose_name="endurance (drive writes per day)",
+                    ),
+                ),
+                (
+                    "power_w",
+                    models.DecimalField(
+                        decimal_places=1, max_digits=5, verbose_name="power, active (W)"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'drive',
-                'verbose_name_plural': 'drives',
-                'constraints': [models.CheckConstraint(condition=models.Q(('capacity_tb__gte', 0)), name='catalog_drive_capacity_tb_gte_0'), models.CheckConstraint(condition=models.Q(('endurance_dwpd__gte', 0)), name='catalog_drive_endurance_dwpd_gte_0'), models.CheckConstraint(condition=models.Q(('power_w__gte', 0)), name='catalog_drive_power_w_gte_0'), models.CheckConstraint(condition=models.Q(('capacity_tb__gt', 0)), name='catalog_drive_capacity_tb_gt_0')],
+                "verbose_name": "drive",
+                "verbose_name_plural": "drives",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("capacity_tb__gte", 0)),
+                        name="catalog_drive_capacity_tb_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("endurance_dwpd__gte", 0)),
+                        name="catalog_drive_endurance_dwpd_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("power_w__gte", 0)), name="catalog_drive_power_w_gte_0"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("capacity_tb__gt", 0)),
+                        name="catalog_drive_capacity_tb_gt_0",
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.CreateModel(
-            name='Gpu',
+            name="Gpu",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('architecture', models.CharField(max_length=32, verbose_name='architecture')),
-                ('memory_gb', models.PositiveIntegerField(verbose_name='memory (GB)')),
-                ('memory_bandwidth_gbs', models.PositiveIntegerField(verbose_name='memory bandwidth (GB/s)')),
-                ('bf16_tflops', models.DecimalField(decimal_places=1, help_text='Without sparsity.', max_digits=7, verbose_name='dense BF16/FP16 tensor TFLOPS')),
-                ('fp8_tflops', models.DecimalField(blank=True, decimal_places=1, max_digits=7, null=True, verbose_name='dense FP8 tensor TFLOPS')),
-                ('tdp_w', models.PositiveIntegerField(verbose_name='TDP (W)')),
-                ('form_factor', models.CharField(choices=[('sxm', 'SXM'), ('pcie', 'PCIe'), ('oam', 'OAM')], max_length=8, verbose_name='form factor')),
-                ('nvlink_gbs', models.PositiveIntegerField(blank=True, help_text='Bidirectional per GPU; empty when the card has no GPU-to-GPU link.', null=True, verbose_name='NVLink / fabric bandwidth (GB/s)')),
-                ('ecc', models.BooleanField(verbose_name='ECC memory')),
-                ('mig', models.BooleanField(default=False, verbose_name='multi-instance GPU')),
-                ('gpu_class', models.CharField(choices=[('datacenter', 'Datacenter'), ('workstation', 'Workstation'), ('consumer', 'Consumer')], max_length=16, verbose_name='class')),
-                ('pcie_gen', models.PositiveSmallIntegerField(verbose_name='PCIe generation')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                ("architecture", models.CharField(max_length=32, verbose_name="architecture")),
+                ("memory_gb", models.PositiveIntegerField(verbose_name="memory (GB)")),
+                (
+                    "memory_bandwidth_gbs",
+                    models.PositiveIntegerField(verbose_name="memory bandwidth (GB/s)"),
+                ),
+                (
+                    "bf16_tflops",
+                    models.DecimalField(
+                        decimal_places=1,
+                        help_text="Without sparsity.",
+                        max_digits=7,
+                        verbose_name="dense BF16/FP16 tensor TFLOPS",
+                    ),
+                ),
+                (
+                    "fp8_tflops",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=1,
+                        max_digits=7,
+                        null=True,
+                        verbose_name="dense FP8 tensor TFLOPS",
+                    ),
+                ),
+                ("tdp_w", models.PositiveIntegerField(verbose_name="TDP (W)")),
+                (
+                    "form_factor",
+                    models.CharField(
+                        choices=[("sxm", "SXM"), ("pcie", "PCIe"), ("oam", "OAM")],
+                        max_length=8,
+                        verbose_name="form factor",
+                    ),
+                ),
+                (
+                    "nvlink_gbs",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Bidirectional per GPU; empty when the card has no GPU-to-GPU link.",
+                        null=True,
+                        verbose_name="NVLink / fabric bandwidth (GB/s)",
+                    ),
+                ),
+                ("ecc", models.BooleanField(verbose_name="ECC memory")),
+                ("mig", models.BooleanField(default=False, verbose_name="multi-instance GPU")),
+                (
+                    "gpu_class",
+                    models.CharField(
+                        choices=[
+                            ("datacenter", "Datacenter"),
+                            ("workstation", "Workstation"),
+                            ("consumer", "Consumer"),
+                        ],
+                        max_length=16,
+                        verbose_name="class",
+                    ),
+                ),
+                ("pcie_gen", models.PositiveSmallIntegerField(verbose_name="PCIe generation")),
             ],
             options={
-                'verbose_name': 'GPU',
-                'verbose_name_plural': 'GPUs',
-                'constraints': [models.CheckConstraint(condition=models.Q(('memory_gb__gte', 0)), name='catalog_gpu_memory_gb_gte_0'), models.CheckConstraint(condition=models.Q(('memory_bandwidth_gbs__gte', 0)), name='catalog_gpu_memory_bandwidth_gbs_gte_0'), models.CheckConstraint(condition=models.Q(('bf16_tflops__gte', 0)), name='catalog_gpu_bf16_tflops_gte_0'), models.CheckConstraint(condition=models.Q(('fp8_tflops__gte', 0)), name='catalog_gpu_fp8_tflops_gte_0'), models.CheckConstraint(condition=models.Q(('tdp_w__gte', 0)), name='catalog_gpu_tdp_w_gte_0'), models.CheckConstraint(condition=models.Q(('memory_gb__gte', 1)), name='catalog_gpu_memory_gb_gte_1')],
+                "verbose_name": "GPU",
+                "verbose_name_plural": "GPUs",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("memory_gb__gte", 0)),
+                        name="catalog_gpu_memory_gb_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("memory_bandwidth_gbs__gte", 0)),
+                        name="catalog_gpu_memory_bandwidth_gbs_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("bf16_tflops__gte", 0)),
+                        name="catalog_gpu_bf16_tflops_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("fp8_tflops__gte", 0)),
+                        name="catalog_gpu_fp8_tflops_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("tdp_w__gte", 0)), name="catalog_gpu_tdp_w_gte_0"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("memory_gb__gte", 1)),
+                        name="catalog_gpu_memory_gb_gte_1",
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.CreateModel(
-            name='MemoryModule',
+            name="MemoryModule",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('capacity_gb', models.PositiveIntegerField(verbose_name='capacity (GB)')),
-                ('ddr_generation', models.PositiveSmallIntegerField(verbose_name='DDR generation')),
-                ('speed_mts', models.PositiveIntegerField(verbose_name='speed (MT/s)')),
-                ('ecc', models.BooleanField(verbose_name='ECC')),
-                ('registered', models.BooleanField(verbose_name='registered (RDIMM)')),
-                ('power_w', models.DecimalField(decimal_places=1, max_digits=5, verbose_name='power (W)')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                ("capacity_gb", models.PositiveIntegerField(verbose_name="capacity (GB)")),
+                ("ddr_generation", models.PositiveSmallIntegerField(verbose_name="DDR generation")),
+                ("speed_mts", models.PositiveIntegerField(verbose_name="speed (MT/s)")),
+                ("ecc", models.BooleanField(verbose_name="ECC")),
+                ("registered", models.BooleanField(verbose_name="registered (RDIMM)")),
+                (
+                    "power_w",
+                    models.DecimalField(decimal_places=1, max_digits=5, verbose_name="power (W)"),
+                ),
             ],
             options={
-                'verbose_name': 'memory module',
-                'verbose_name_plural': 'memory modules',
-                'constraints': [models.CheckConstraint(condition=models.Q(('power_w__gte', 0)), name='catalog_memorymodule_power_w_gte_0'), models.CheckConstraint(condition=models.Q(('capacity_gb__gte', 1)), name='catalog_memorymodule_capacity_gb_gte_1')],
+                "verbose_name": "memory module",
+                "verbose_name_plural": "memory modules",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("power_w__gte", 0)),
+                        name="catalog_memorymodule_power_w_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("capacity_gb__gte", 1)),
+                        name="catalog_memorymodule_capacity_gb_gte_1",
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.CreateModel(
-            name='NetworkCard',
+            name="NetworkCard",
             fields=[
-                ('part_ptr', models.OneToOneField(auto_created=True, on_delete=django.db.models.deletion.CASCADE, parent_link=True, primary_key=True, serialize=False, to='catalog.part')),
-                ('speed_gbps', models.PositiveIntegerField(verbose_name='speed per port (Gb/s)')),
-                ('ports', models.PositiveSmallIntegerField(verbose_name='ports')),
-                ('ethernet', models.BooleanField(verbose_name='Ethernet')),
-                ('infiniband', models.BooleanField(verbose_name='InfiniBand')),
-                ('roce', models.BooleanField(verbose_name='RoCE capable')),
-                ('pcie_gen', models.PositiveSmallIntegerField(verbose_name='PCIe generation')),
-                ('pcie_lanes', models.PositiveSmallIntegerField(verbose_name='PCIe lanes')),
-                ('power_w', models.DecimalField(decimal_places=1, max_digits=5, verbose_name='power (W)')),
+                (
+                    "part_ptr",
+                    models.OneToOneField(
+                        auto_created=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        parent_link=True,
+                        primary_key=True,
+                        serialize=False,
+                        to="catalog.part",
+                    ),
+                ),
+                ("speed_gbps", models.PositiveIntegerField(verbose_name="speed per port (Gb/s)")),
+                ("ports", models.PositiveSmallIntegerField(verbose_name="ports")),
+                ("ethernet", models.BooleanField(verbose_name="Ethernet")),
+                ("infiniband", models.BooleanField(verbose_name="InfiniBand")),
+                ("roce", models.BooleanField(verbose_name="RoCE capable")),
+                ("pcie_gen", models.PositiveSmallIntegerField(verbose_name="PCIe generation")),
+                ("pcie_lanes", models.PositiveSmallIntegerField(verbose_name="PCIe lanes")),
+                (
+                    "power_w",
+                    models.DecimalField(decimal_places=1, max_digits=5, verbose_name="power (W)"),
+                ),
             ],
             options={
-                'verbose_name': 'network card',
-                'verbose_name_plural': 'network cards',
-                'constraints': [models.CheckConstraint(condition=models.Q(('power_w__gte', 0)), name='catalog_networkcard_power_w_gte_0'), models.CheckConstraint(condition=models.Q(('ports__gte', 1)), name='catalog_networkcard_ports_gte_1'), models.CheckConstraint(condition=models.Q(('ethernet', True), ('infiniband', True), _connector='OR'), name='catalog_networkcard_has_a_fabric')],
+                "verbose_name": "network card",
+                "verbose_name_plural": "network cards",
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("power_w__gte", 0)),
+                        name="catalog_networkcard_power_w_gte_0",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("ports__gte", 1)),
+                        name="catalog_networkcard_ports_gte_1",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("ethernet", True), ("infiniband", True), _connector="OR"
+                        ),
+                        name="catalog_networkcard_has_a_fabric",
+                    ),
+                ],
             },
-            bases=('catalog.part',),
+            bases=("catalog.part",),
         ),
         migrations.AddConstraint(
-            model_name='part',
-            constraint=models.CheckConstraint(condition=models.Q(('sku', ''), _negated=True), name='catalog_part_sku_not_empty'),
+            model_name="part",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("sku", ""), _negated=True), name="catalog_part_sku_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='part',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['gpu', 'cpu', 'memory', 'drive', 'nic', 'chassis'])), name='catalog_part_kind_known'),
+            model_name="part",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("kind__in", ["gpu", "cpu", "memory", "drive", "nic", "chassis"])
+                ),
+                name="catalog_part_kind_known",
+            ),
         ),
         migrations.AddIndex(
-            model_name='price',
-            index=models.Index(fields=['part', 'price_kind', 'currency', '-observed_on', '-id'], name='catalog_price_current_idx'),
+            model_name="price",
+            index=models.Index(
+                fields=["part", "price_kind", "currency", "-observed_on", "-id"],
+                name="catalog_price_current_idx",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gte', 0)), name='catalog_price_amount_gte_0'),
+            model_name="price",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount__gte", 0)), name="catalog_price_amount_gte_0"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.CheckConstraint(condition=models.Q(('currency__in', ('EUR', 'USD'))), name='catalog_price_currency_known'),
+            model_name="price",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("currency__in", ("EUR", "USD"))),
+                name="catalog_price_currency_known",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.CheckConstraint(condition=models.Q(('price_kind__in', ['purchase', 'managed_monthly'])), name='catalog_price_price_kind_known'),
+            model_name="price",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("price_kind__in", ["purchase", "managed_monthly"])),
+                name="catalog_price_price_kind_known",
+            ),
         ),
     ]

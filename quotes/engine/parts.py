@@ -136,6 +136,7 @@ class ChassisSpec:
     base_power_w: int  # fans, board, BMC, boot drives at full load
     price: Money | None  # barebone, no GPU/CPU/DIMM/drive/NIC
     managed_monthly_price: Money | None  # managed-hosting fee per configured server
+    rack_mount: bool = True  # False: a workstation tower (experiments only)
 
 
 @dataclass(frozen=True, slots=True)

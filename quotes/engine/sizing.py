@@ -527,17 +527,30 @@ def _activation_precision_factor(precision: Precision) -> float:
 
 
 def _transformer_training_activation_per_sequence(
-    arch: Architecture, sequence_length: int, recompute: bool, precision: Precision
+    arch: Architecture,
+    sequence_length: int,
+    recompute: bool,
+    precision: Precision,
+    flash_attention: bool = True,
 ) -> float:
     layers, hidden, heads = arch.layers or 0, arch.hidden_size or 0, arch.attention_heads or 0
     k = arch.experts_per_token or 1
+    scores = not flash_attention
     per_layer = activation_bytes_per_layer(
-        sequence_length, 1, hidden, heads, recompute=recompute, experts_per_token=k
+        sequence_length,
+        1,
+        hidden,
+        heads,
+        recompute=recompute,
+        experts_per_token=k,
+        attention_scores=scores,
     )
     total = layers * per_layer
     if recompute:
         # The layer being recomputed needs its full activations during its backward pass.
-        total += activation_bytes_per_layer(sequence_length, 1, hidden, heads, experts_per_token=k)
+        total += activation_bytes_per_layer(
+            sequence_length, 1, hidden, heads, experts_per_token=k, attention_scores=scores
+        )
     # Embedding and output terms (Korthikanti et al. section 4): embedding dropout mask sbh,
     # final layer-norm input 2sbh, output-projection input 2sbh and fp32 logits 4sbv.
     total += 5.0 * sequence_length * hidden + 4.0 * sequence_length * (arch.vocab_size or 0)
@@ -562,7 +575,7 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
             weights, grads, states = base + adapters * w, adapters * g, adapters * o
         if arch.is_transformer:
             per_sample = _transformer_training_activation_per_sequence(
-                arch, t.sequence_length, t.gradient_checkpointing, precision
+                arch, t.sequence_length, t.gradient_checkpointing, precision, t.flash_attention
             )
         else:
             elements = model.entry.activation_elements_per_sample if model.entry else None
@@ -1236,6 +1249,7 @@ def _explain_memory(
                 arch.attention_heads or 0,
                 recompute=t.gradient_checkpointing,
                 experts_per_token=arch.experts_per_token or 1,
+                attention_scores=not t.flash_attention,
             )
             _explain(
                 ex,

@@ -109,6 +109,9 @@ class Training:
     batch_size: int = 8
     sequence_length: int = 2048
     gradient_checkpointing: bool = False
+    # Fused attention (FlashAttention, Dao et al. 2022, arXiv:2205.14135) never stores the
+    # s x s attention scores: the default in current PyTorch/Transformers training stacks.
+    flash_attention: bool = True
     sharding: Sharding = Sharding.NONE
     gpus: int = 1
     training_tokens: int | None = None
@@ -460,6 +463,9 @@ def _parse_training(p: _Parser, raw: Any) -> Training | None:
                 ),
                 "gradient_checkpointing": p.boolean(
                     obj.get("gradient_checkpointing"), "training.gradient_checkpointing"
+                ),
+                "flash_attention": p.boolean(
+                    obj.get("flash_attention"), "training.flash_attention"
                 ),
                 "sharding": p.choice(obj.get("sharding"), "training.sharding", Sharding),
                 "gpus": p.integer(obj.get("gpus"), "training.gpus"),

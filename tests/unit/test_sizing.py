@@ -114,7 +114,7 @@ def test_full_fine_tuning_memory_of_llama2_7b():
     workload = Workload(
         task=Task.FINE_TUNING,
         model="llama-2-7b",
-        training=Training(batch_size=1, sequence_length=4096),
+        training=Training(batch_size=1, sequence_length=4096, flash_attention=False),
     )
     m = size(workload).memory_gb
     assert m.weights == pytest.approx(2 * LLAMA2_7B / GB)
@@ -130,6 +130,17 @@ def test_full_fine_tuning_memory_of_llama2_7b():
     assert m.overhead == pytest.approx(CUDA_CONTEXT_GB + RUNTIME_OVERHEAD_FRACTION * base)
     parts = m.weights + m.gradients + m.optimizer_states + m.activations + m.kv_cache
     assert m.total == pytest.approx(parts + m.overhead)
+
+
+def test_flash_attention_by_default_drops_the_attention_score_term():
+    workload = Workload(
+        task=Task.FINE_TUNING,
+        model="llama-2-7b",
+        training=Training(batch_size=1, sequence_length=4096),
+    )
+    # Korthikanti without the 5as/h scores (FlashAttention keeps none): 34 s*h per layer.
+    expected = 32 * 4096 * 4096 * 34 + 5 * 4096 * 4096 + 4 * 4096 * 32000
+    assert size(workload).memory_gb.activations == pytest.approx(expected / GB)
 
 
 def test_fp32_training_doubles_activations_and_uses_16_bytes_of_states():
@@ -168,7 +179,7 @@ def test_gradient_checkpointing_keeps_layer_inputs_plus_one_layer():
     )
     expected = (
         32 * 2 * 4096 * 4096  # layer inputs
-        + 4096 * 4096 * (34 + 160)  # the layer being recomputed
+        + 4096 * 4096 * 34  # the layer being recomputed (FlashAttention: no score matrix)
         + 5 * 4096 * 4096
         + 4 * 4096 * 32000  # embedding and output terms
     )
