@@ -1,0 +1,138 @@
+"""POST /api/v1/configurations/ on the seed catalog, and the TCO of what it returns."""
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from catalog.selectors import catalog_snapshot_get
+from quotes.engine.advice import advise
+from quotes.engine.builder import Environment
+from quotes.engine.workload import workload_from_dict
+
+pytestmark = pytest.mark.django_db
+
+CONFIGURATIONS = reverse("api:configurations")
+SERVE_70B = {
+    "task": "inference",
+    "model": "llama-3.1-70b",
+    "precision": "bf16",
+    "inference": {"concurrent_requests": 16, "sequence_length": 8192},
+}
+PRETRAIN_8B = {
+    "task": "pretraining",
+    "model": "llama-3.1-8b",
+    "training": {
+        "training_tokens": 100_000_000_000,
+        "deadline_days": 30,
+        "sharding": "zero3",
+        "gradient_checkpointing": True,
+    },
+}
+
+
+@pytest.fixture
+def seed_catalog():
+    call_command("load_catalog", verbosity=0)
+
+
+def _post(client, payload):
+    return client.post(CONFIGURATIONS, payload, content_type="application/json")
+
+
+@pytest.mark.usefixtures("seed_catalog")
+@pytest.mark.parametrize("environment", ["production", "experiment"])
+def test_options_match_the_engine_and_every_check_passes(client, environment):
+    response = _post(client, {"workload": SERVE_70B, "environment": environment})
+
+    assert response.status_code == 200
+    body = response.json()
+    expected = advise(
+        workload_from_dict(SERVE_70B),
+        catalog_snapshot_get(currency="EUR"),
+        environment=Environment(environment),
+    ).build
+    assert [o["tier"] for o in body["options"]] == [str(o.tier) for o in expected.options]
+    assert body["options"][0]["tier"] == "budget"
+    for got, want in zip(body["options"], expected.options, strict=True):
+        assert got["totals"]["price"] == str(want.totals.price.rounded().amount)
+        assert got["totals"]["currency"] == "EUR"
+        assert {"kind", "sku", "name", "quantity", "unit_price"} <= set(got["parts"][0])
+        assert all(check["passed"] for check in got["checks"])
+        assert {c["rule"] for c in got["checks"]} >= {"gpu_memory", "system_ram", "power"}
+    assert body["unmet"] == []
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_production_gets_datacenter_gpus_in_rack_servers(client):
+    body = _post(client, {"workload": SERVE_70B, "environment": "production"}).json()
+    for option in body["options"]:
+        checks = {c["rule"]: c for c in option["checks"]}
+        assert checks["production_gpu"]["passed"]
+        assert checks["rack_chassis"]["passed"]
+        gpus = [p for p in option["parts"] if p["kind"] == "gpu"]
+        assert all("4090" not in p["name"] and "5090" not in p["name"] for p in gpus)
+        ram, vram = option["totals"]["ram_gb"], option["totals"]["vram_gb"]
+        assert ram >= 2 * vram  # the seed rule: system RAM at least twice the VRAM
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_budget_below_the_cheapest_says_by_how_much(client):
+    body = _post(
+        client, {"workload": PRETRAIN_8B, "environment": "production", "budget": "1000"}
+    ).json()
+    assert body["options"] == []
+    assert len(body["unmet"]) == 1
+    assert "budget of 1000" in body["unmet"][0]
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_usd_prices_come_from_usd_price_rows(client):
+    body = _post(
+        client, {"workload": SERVE_70B, "environment": "production", "currency": "USD"}
+    ).json()
+    assert body["options"]
+    assert all(o["totals"]["currency"] == "USD" for o in body["options"])
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_an_option_feeds_the_tco_endpoint_unchanged(client):
+    option = _post(client, {"workload": SERVE_70B, "environment": "production"}).json()["options"][
+        0
+    ]
+    response = client.post(
+        reverse("api:tco"), {"configuration": option}, content_type="application/json"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    price = body["options"]["on_premises"]["by_category"]["capital"]
+    assert price == option["totals"]["price"]
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_tco_from_a_workload_builds_first_and_returns_the_configuration(client):
+    response = client.post(
+        reverse("api:tco"),
+        {"workload": SERVE_70B, "environment": "production", "horizon_years": 5},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["configuration"]["tier"] in {"balanced", "budget"}
+    assert len(body["options"]["on_premises"]["monthly_cumulative"]) == 60
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"workload": SERVE_70B}, "environment"),
+        ({"workload": SERVE_70B, "environment": "lab"}, "environment"),
+        ({"workload": SERVE_70B, "environment": "production", "budget": "-5"}, "budget"),
+        ({"workload": SERVE_70B, "environment": "production", "currency": "GBP"}, "currency"),
+        ({"workload": {"task": "inference"}, "environment": "production"}, "workload.model"),
+        ({"workload": [], "environment": "production"}, "workload"),
+    ],
+)
+def test_bad_requests_name_the_field(client, payload, field):
+    response = _post(client, payload)
+    assert response.status_code == 400
+    assert field in response.json()["errors"], response.json()
