@@ -14,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from gpuquote.env import env_bool, env_int, env_list, env_str
+from quotes.engine.workload import Precision
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GPUQUOTE_VAR_DIR") or BASE_DIR / "var")
@@ -174,6 +175,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The same precisions name both the weights and the KV cache: one schema component.
+    "ENUM_NAME_OVERRIDES": {"PrecisionEnum": [p.value for p in Precision]},
 }
 
 # Production hardening: on whenever DEBUG is off (a load balancer terminates TLS in front).

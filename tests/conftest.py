@@ -23,3 +23,15 @@ def _fresh_catalog_snapshots(request):
     selectors._SNAPSHOTS.clear()
     yield
     selectors._SNAPSHOTS.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(request):
+    """Throttle counters live in the cache (Redis in CI): each test starts with none."""
+    if request.node.get_closest_marker("django_db") is None:
+        yield
+        return
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
