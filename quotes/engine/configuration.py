@@ -1,0 +1,249 @@
+"""What the builder reads and returns: needs, configurations, options, and shared figures.
+
+See ``builder.py`` for how options are chosen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from . import rules
+from .i18n import Message
+from .money import Money
+from .parts import (
+    ChassisSpec,
+    CpuSpec,
+    DriveKind,
+    DriveSpec,
+    GpuSpec,
+    MemorySpec,
+    NicSpec,
+)
+
+# --- Public types ------------------------------------------------------------------------------
+
+
+class Environment(StrEnum):
+    PRODUCTION = "production"
+    EXPERIMENT = "experiment"
+
+
+class Tier(StrEnum):
+    BUDGET = "budget"
+    BALANCED = "balanced"
+    PERFORMANCE = "performance"
+
+
+@dataclass(frozen=True, slots=True)
+class GpuFit:
+    """What the job needs when run on one GPU model."""
+
+    gpus: int  # total GPUs the job needs on this model
+    memory_per_gpu_gb: float  # per-GPU need at that count, before the usable-memory headroom
+    # Whether, on this model, GPUs hold parts of one model copy (None: BuildNeeds decides).
+    model_sharded: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.gpus < 1 or self.memory_per_gpu_gb < 0:
+            raise ValueError("GpuFit needs gpus >= 1 and memory_per_gpu_gb >= 0")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildNeeds:
+    gpus_for: Callable[[GpuSpec], GpuFit | None]  # None: the model cannot run the job at all
+    environment: Environment
+    model_sharded: bool  # GPUs hold parts of one model: NVLink when > 1 GPU per server
+    large_project: bool  # 24 GB+ per GPU instead of 16
+    storage_gb: float  # dataset + checkpoints, whole job
+    storage_read_mbs: float  # whole job
+    cpu_cores_min: int  # whole job
+    interconnect_gbps_per_gpu: int  # between servers, when there are several
+    budget: Money | None = None
+    currency: str = "EUR"
+    growth_gpus: int = 0  # GPU slots kept free per server
+
+    def __post_init__(self) -> None:
+        if (
+            min(self.storage_gb, self.storage_read_mbs) < 0
+            or min(self.cpu_cores_min, self.interconnect_gbps_per_gpu, self.growth_gpus) < 0
+        ):
+            raise ValueError("BuildNeeds figures cannot be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class PartLine:
+    kind: str  # "chassis" | "gpu" | "cpu" | "memory" | "drive" | "nic"
+    sku: str
+    name: str
+    quantity: int  # per server
+    unit_price: Money
+    role: str = ""  # drives: "boot" or "data"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    rule: str  # a code of rules.RULES
+    passed: bool
+    detail: Message  # one sentence with the figures
+    warning: bool = False  # passed, with a caveat the customer should read
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    gpus: int  # all servers
+    vram_gb: float  # all servers
+    ram_gb: int  # all servers
+    storage_gb: float  # NVMe data capacity, all servers
+    power_w: int  # one server, full-load draw as built
+    power_sized_w: int  # one server: (draw + growth GPUs) x margin, what the supplies must give
+    price: Money  # all servers
+    currency: str
+    rack_units: int  # all servers
+    managed_monthly_price: Money | None  # all servers; None when a part has no managed price
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    tier: Tier
+    servers: int
+    parts: tuple[PartLine, ...]
+    totals: Totals
+    checks: tuple[Check, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    options: tuple[Option, ...]
+    unmet: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfiguration:
+    """``servers`` identical servers; every count is per server."""
+
+    servers: int
+    chassis: ChassisSpec
+    gpu: GpuSpec
+    gpu_count: int
+    cpu: CpuSpec
+    cpu_count: int
+    dimm: MemorySpec
+    dimm_count: int
+    data_drive: DriveSpec
+    data_drive_count: int
+    boot_drive: DriveSpec | None = None
+    boot_drive_count: int = 0
+    nic: NicSpec | None = None
+    nic_count: int = 0
+
+    def __post_init__(self) -> None:
+        counts = (
+            self.gpu_count,
+            self.cpu_count,
+            self.dimm_count,
+            self.data_drive_count,
+            self.boot_drive_count,
+            self.nic_count,
+        )
+        if self.servers < 1 or min(counts) < 0:
+            raise ValueError("a configuration has at least one server and no negative count")
+
+
+class BuilderInconsistencyError(RuntimeError):
+    """The builder produced an option its own checks reject: a bug, never a user error."""
+
+
+# --- Figures shared by the checks and the search -------------------------------------------------
+
+_MARGIN_NUM, _MARGIN_DEN = rules.POWER_MARGIN.as_integer_ratio()
+_SSD_KINDS = frozenset({DriveKind.NVME, DriveKind.SATA_SSD})
+
+
+def _mw(watts: float) -> int:
+    """Power in integer milliwatts, so that sums and comparisons are exact."""
+    return round(watts * 1000)
+
+
+def _drive_gb(drive: DriveSpec) -> float:
+    return round(drive.capacity_tb * 1000, 6)
+
+
+def _nic_lanes(nic: NicSpec) -> int:
+    fast = nic.speed_gbps * nic.ports >= rules.FAST_NIC_GBPS
+    floor = rules.PCIE_LANES_PER_FAST_NIC if fast else rules.PCIE_LANES_PER_NIC
+    return max(nic.pcie_lanes, floor)
+
+
+def _is_fabric(nic: NicSpec) -> bool:
+    return nic.infiniband or nic.roce
+
+
+def _usable_gb(gpu: GpuSpec) -> float:
+    return gpu.memory_gb * rules.GPU_MEMORY_USABLE_FRACTION
+
+
+def _memory_floor_gb(needs: BuildNeeds) -> int:
+    return rules.GPU_MEMORY_FLOOR_LARGE_GB if needs.large_project else rules.GPU_MEMORY_FLOOR_GB
+
+
+def _power_capacity_w(chassis: ChassisSpec, production: bool) -> int:
+    supplies = chassis.psu_count - (chassis.psu_redundant if production else 0)
+    return max(0, min(supplies * chassis.psu_w, chassis.max_system_power_w))
+
+
+def _power_budget_mw(capacity_w: int) -> int:
+    """The largest load (mW) whose sized figure, load x margin, stays within ``capacity_w``."""
+    return capacity_w * 1000 * _MARGIN_DEN // _MARGIN_NUM
+
+
+def _sized_w(load_mw: int) -> int:
+    return -(-load_mw * _MARGIN_NUM // (_MARGIN_DEN * 1000))
+
+
+def _min_units(per_unit: float, need: float) -> int | None:
+    """Smallest n >= 0 with ``n * per_unit >= need`` (the checks' own comparison); None: never."""
+    if need <= 0:
+        return 0
+    if per_unit <= 0:
+        return None
+    n = max(1, math.ceil(need / per_unit))
+    while n * per_unit < need:
+        n += 1
+    while n > 1 and (n - 1) * per_unit >= need:
+        n -= 1
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerNeeds:
+    cores: int
+    job_cores: int
+    ram_gb: float
+    storage_gb: float
+    read_mbs: float
+    gpu_lanes: int  # installed GPUs plus growth slots
+
+
+def _server_needs(needs: BuildNeeds, gpu: GpuSpec, per_server: int, servers: int) -> _ServerNeeds:
+    job_cores = -(-needs.cpu_cores_min // servers)
+    return _ServerNeeds(
+        cores=max(rules.CPU_CORES_MIN_PER_SERVER, rules.CPU_CORES_PER_GPU * per_server, job_cores),
+        job_cores=job_cores,
+        ram_gb=rules.SYSTEM_RAM_PER_VRAM * gpu.memory_gb * per_server,
+        storage_gb=needs.storage_gb / servers,
+        read_mbs=needs.storage_read_mbs / servers,
+        gpu_lanes=rules.PCIE_LANES_PER_GPU * (per_server + needs.growth_gpus),
+    )
+
+
+def _num(value: float) -> int | float:
+    """A figure for a message: whole numbers without decimals, others to two places."""
+    return int(value) if float(value).is_integer() else round(value, 2)
+
+
+def _msg(template: str, **params: Any) -> Message:
+    return Message(template, params)
