@@ -1,0 +1,63 @@
+"""Regional TCO defaults: seeded once from the engine, edited by staff, never overwritten."""
+
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.urls import reverse
+
+from quotes.engine.assumptions import REGIONS, builtin_facts
+from quotes.models import RegionAssumption
+from quotes.selectors import assumptions_get
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seeding_creates_every_regional_default_once(capsys):
+    call_command("load_assumptions")
+    expected = sum(len(builtin_facts(region)) for region in REGIONS)
+    assert RegionAssumption.objects.count() == expected
+    fr_pue = RegionAssumption.objects.get(region="FR", name="pue")
+    assert fr_pue.value == builtin_facts("FR")["pue"].value
+    assert "Uptime" in fr_pue.source
+
+    call_command("load_assumptions")
+    assert RegionAssumption.objects.count() == expected
+    assert f"0 created, {expected} kept" in capsys.readouterr().out
+
+
+def test_seeding_keeps_staff_edits():
+    call_command("load_assumptions")
+    RegionAssumption.objects.filter(region="DE", name="pue").update(value=Decimal("1.25"))
+    call_command("load_assumptions")
+    assert RegionAssumption.objects.get(region="DE", name="pue").value == Decimal("1.25")
+    assert assumptions_get(region="DE", currency="EUR").value("pue") == Decimal("1.25")
+
+
+def test_staff_edit_in_the_admin_is_validated_and_recorded(client, staff_user):
+    call_command("load_assumptions")
+    row = RegionAssumption.objects.get(region="FR", name="pue")
+    client.force_login(staff_user)
+    url = reverse("admin:quotes_regionassumption_change", args=[row.pk])
+    data = {"region": "FR", "name": "pue", "currency": "", "source": "Our site, 2026"}
+
+    refused = client.post(url, data | {"value": "7"})
+    accepted = client.post(url, data | {"value": "1.4"})
+
+    assert refused.status_code == 200  # the form again, with the error
+    assert "between" in refused.content.decode()
+    assert accepted.status_code == 302
+    row.refresh_from_db()
+    assert (row.value, row.source, row.updated_by) == (Decimal("1.4"), "Our site, 2026", staff_user)
+
+
+def test_money_needs_a_currency_and_ratios_none():
+    with pytest.raises(ValidationError, match="currency"):
+        RegionAssumption(
+            region="FR", name="electricity_price_per_kwh", value=Decimal("0.2"), source="x"
+        ).full_clean()
+    with pytest.raises(ValidationError, match="currency"):
+        RegionAssumption(
+            region="FR", name="pue", value=Decimal("1.4"), currency="EUR", source="x"
+        ).full_clean()
