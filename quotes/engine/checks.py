@@ -33,6 +33,10 @@ from .configuration import (
 )
 from .i18n import Message, gettext_noop
 from .parts import (
+    COOLING_LABELS,
+    DRIVE_KIND_LABELS,
+    FORM_FACTOR_LABELS,
+    GPU_CLASS_LABELS,
     ChassisSpec,
     Cooling,
     DriveKind,
@@ -146,7 +150,7 @@ def _check_gpu_memory_floor(s: _Subject) -> Check:
 
 def _check_production_gpu(s: _Subject) -> Check:
     gpu = s.config.gpu
-    params = {"gpu": gpu.name, "gpu_class": str(gpu.gpu_class)}
+    params = {"gpu": gpu.name, "gpu_class": GPU_CLASS_LABELS[gpu.gpu_class]}
     if s.production:
         if gpu.gpu_class is not GpuClass.DATACENTER:
             template = gettext_noop(
@@ -190,8 +194,8 @@ def _check_gpu_fit_chassis(s: _Subject) -> Check:
     params = {
         "gpu": c.gpu.name,
         "chassis": ch.name,
-        "form": str(c.gpu.form_factor),
-        "accepted": ", ".join(sorted(str(f) for f in ch.gpu_form_factors)) or "-",
+        "form": FORM_FACTOR_LABELS[c.gpu.form_factor],
+        "accepted": ", ".join(sorted(FORM_FACTOR_LABELS[f] for f in ch.gpu_form_factors)) or "-",
         "count": c.gpu_count,
         "slots": ch.gpu_slots,
         "growth": growth,
@@ -292,7 +296,7 @@ def _check_cooling(s: _Subject) -> Check:
         "chassis": ch.name,
         "tdp": gpu.tdp_w,
         "max": ch.max_gpu_tdp_w,
-        "cooling": str(ch.cooling),
+        "cooling": COOLING_LABELS[ch.cooling],
         "limit": rules.LIQUID_COOLING_ABOVE_GPU_W,
     }
     if gpu.tdp_w > ch.max_gpu_tdp_w:
@@ -474,7 +478,7 @@ def _check_storage_nvme(s: _Subject) -> Check:
     c = s.config
     params = {
         "drive": c.data_drive.name,
-        "kind": str(c.data_drive.kind),
+        "kind": DRIVE_KIND_LABELS[c.data_drive.kind],
         "count": c.data_drive_count,
         "bays": c.chassis.nvme_bays,
         "chassis": c.chassis.name,

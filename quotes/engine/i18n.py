@@ -26,6 +26,13 @@ class Message:
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def render(self, translate: Any = None) -> str:
-        """``translate`` is a gettext-like callable; English when omitted."""
+        """``translate`` is a gettext-like callable; English when omitted. A parameter that is
+        itself a ``Message`` (a translatable word such as a GPU class) is rendered first."""
         template = translate(self.template) if translate else self.template
-        return template % dict(self.params) if self.params else template
+        if not self.params:
+            return template
+        params = {
+            name: value.render(translate) if isinstance(value, Message) else value
+            for name, value in self.params.items()
+        }
+        return template % params

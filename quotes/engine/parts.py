@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .i18n import Message, gettext_noop
 from .money import Money
 
 
@@ -24,15 +25,37 @@ class GpuClass(StrEnum):
     CONSUMER = "consumer"
 
 
+# Words shown to people, translated at the edge (form factors read the same in every language).
+GPU_CLASS_LABELS = {
+    GpuClass.DATACENTER: Message(gettext_noop("datacenter")),
+    GpuClass.WORKSTATION: Message(gettext_noop("workstation")),
+    GpuClass.CONSUMER: Message(gettext_noop("consumer")),
+}
+FORM_FACTOR_LABELS = {FormFactor.SXM: "SXM", FormFactor.PCIE: "PCIe", FormFactor.OAM: "OAM"}
+
+
 class DriveKind(StrEnum):
     NVME = "nvme"
     SATA_SSD = "sata_ssd"
     HDD = "hdd"
 
 
+DRIVE_KIND_LABELS = {
+    DriveKind.NVME: Message(gettext_noop("NVMe")),
+    DriveKind.SATA_SSD: Message(gettext_noop("SATA SSD")),
+    DriveKind.HDD: Message(gettext_noop("hard disk")),
+}
+
+
 class Cooling(StrEnum):
     AIR = "air"
     LIQUID = "liquid"
+
+
+COOLING_LABELS = {
+    Cooling.AIR: Message(gettext_noop("air")),
+    Cooling.LIQUID: Message(gettext_noop("liquid")),
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,8 @@ from .configuration import (
 from .i18n import Message, gettext_noop
 from .money import Money
 from .parts import (
+    FORM_FACTOR_LABELS,
+    GPU_CLASS_LABELS,
     CatalogSnapshot,
     ChassisSpec,
     Cooling,
@@ -574,11 +576,15 @@ class _Search:
                     gpu.sku,
                     gettext_noop(
                         "Production needs a datacenter GPU with ECC; the %(gpu)s is a "
-                        "%(gpu_class)s GPU%(no_ecc)s."
+                        "%(gpu_class)s GPU."
+                    )
+                    if gpu.ecc
+                    else gettext_noop(
+                        "Production needs a datacenter GPU with ECC; the %(gpu)s is a "
+                        "%(gpu_class)s GPU without ECC."
                     ),
                     gpu=gpu.name,
-                    gpu_class=str(gpu.gpu_class),
-                    no_ecc="" if gpu.ecc else " without ECC",
+                    gpu_class=GPU_CLASS_LABELS[gpu.gpu_class],
                 )
                 continue
             if gpu.memory_gb < floor:
@@ -884,7 +890,7 @@ class _Search:
         gpu = model.gpu
         params: dict[str, Any] = {
             "gpu": gpu.name,
-            "form": str(gpu.form_factor),
+            "form": FORM_FACTOR_LABELS[gpu.form_factor],
             "tdp": gpu.tdp_w,
             "growth": self.needs.growth_gpus,
         }

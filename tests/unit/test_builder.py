@@ -216,7 +216,7 @@ def test_no_chassis_for_sxm_gpus_is_unmet_and_says_what_to_add():
 
     assert result.options == ()
     assert rendered(result.unmet) == [
-        "No chassis takes sxm GPUs such as the H100 SXM: add a chassis with sxm slots."
+        "No chassis takes SXM GPUs such as the H100 SXM: add a chassis with SXM slots."
     ]
 
 
@@ -423,7 +423,7 @@ def test_production_needs_a_spare_power_supply():
 
     assert rendered(production.unmet) == [
         "No chassis for the L40S has a spare power supply, which production needs: add an N+1 "
-        "pcie chassis."
+        "PCIe chassis."
     ]
     assert experiment.options != ()
     assert check(experiment.options[0], rules.REDUNDANT_PSU).detail.render() == (
@@ -561,7 +561,7 @@ def test_gpus_above_1000_w_need_a_liquid_cooled_chassis():
     options = build_options(job, make.snapshot(hot, air, liquid, *hgx_parts())).options
 
     assert rendered(unmet) == [
-        "The B300 SXM draws 1200 W and needs liquid cooling: add a liquid-cooled sxm chassis."
+        "The B300 SXM draws 1200 W and needs liquid cooling: add a liquid-cooled SXM chassis."
     ]
     assert [p.sku for p in options[0].parts if p.kind == "chassis"] == ["CH-HGX-LIQUID"]
     assert check(options[0], rules.COOLING).detail.render() == (
@@ -576,7 +576,7 @@ def test_growth_slots_stay_free_and_are_powered_now():
     budget = build_options(job, catalog).options[0]
 
     assert check(budget, rules.GPU_FIT_CHASSIS).detail.render() == (
-        "2 pcie GPUs in the 4 slots of the 2U 4-GPU PCIe, 2 free (2 kept for growth)."
+        "2 PCIe GPUs in the 4 slots of the 2U 4-GPU PCIe, 2 free (2 kept for growth)."
     )
     # 2 x 350 + 300 + 16 x 8 + 25 + 300 = 1,453 W; with 2 more L40S: 2,153 W x 1.25 = 2,692
     assert (budget.totals.power_w, budget.totals.power_sized_w) == (1453, 2692)
@@ -590,7 +590,7 @@ def test_growth_is_impossible_on_a_fully_populated_baseboard():
 
     assert result.options == ()
     assert rendered(result.unmet) == [
-        "sxm baseboards are always fully populated, so no slot stays free for growth next to the "
+        "SXM baseboards are always fully populated, so no slot stays free for growth next to the "
         "H100 SXM: ask for no growth or choose PCIe GPUs.",
         "The job cannot run on the L40S (48 GB) at any GPU count: it needs GPUs with more memory.",
     ]
@@ -765,7 +765,7 @@ def test_a_gpu_of_another_form_factor_does_not_fit_the_chassis():
     checks = check_configuration(config, needs(fits(GPU_H100_SXM=(1, 30.0))))
 
     assert check(checks, rules.GPU_FIT_CHASSIS).detail.render() == (
-        "The 2U 4-GPU PCIe takes pcie GPUs, not the sxm H100 SXM."
+        "The 2U 4-GPU PCIe takes PCIe GPUs, not the SXM H100 SXM."
     )
     assert FormFactor.SXM not in make.pcie_chassis().gpu_form_factors
 
