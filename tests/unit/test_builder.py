@@ -705,7 +705,7 @@ def test_check_configuration_reports_every_rule_for_a_hand_built_server():
     assert {c.rule: c.detail.render() for c in checks if not c.passed} == {
         rules.CPU_SERVER_GRADE: "The Ryzen 9 fits socket AM5; the 2U 4-GPU PCIe has LGA4677.",
         rules.MEMORY_POPULATION: "16 DIMMs cannot fill the 24 channels (2 CPUs x 12) evenly.",
-        rules.STORAGE_NVME: "The 3.84 TB SATA is a sata_ssd drive; data needs NVMe.",
+        rules.STORAGE_NVME: "The 3.84 TB SATA is a SATA SSD drive; data needs NVMe.",
         rules.STORAGE_CAPACITY: (
             "3840 GB of data storage per server, less than the 4000 GB needed (4000 GB over 1 "
             "servers)."
