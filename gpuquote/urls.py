@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from gpuquote import views
+from quotes import views as wizard_views
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -13,9 +14,11 @@ api_v1 = [
 ]
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    # "/" opens the wizard's first step; "home" stays the name the templates link to.
+    path("", wizard_views.wizard_step, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"))),
+    path("", include("quotes.urls")),
 ]

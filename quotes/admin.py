@@ -1,6 +1,9 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
-from quotes.models import RegionAssumption
+from quotes.models import QuoteRequest, QuoteRequestStatus, RegionAssumption, WizardResult
 
 
 @admin.register(RegionAssumption)
@@ -13,3 +16,86 @@ class RegionAssumptionAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change) -> None:
         obj.updated_by = request.user
         super().save_model(request, obj, form, change)
+
+
+# --- The wizard's stored results and the quote requests sent from them ------------------------
+
+
+class QuoteRequestInline(admin.TabularInline):
+    model = QuoteRequest
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "name", "company", "email", "country", "status")
+    readonly_fields = ("created_at", "name", "company", "email", "country")
+    show_change_link = True
+
+
+@admin.register(WizardResult)
+class WizardResultAdmin(admin.ModelAdmin):
+    """Read-only: a result is a snapshot; staff open it on the site through its private link."""
+
+    list_display = ("short_token", "language", "created_at", "site_link")
+    list_filter = ("language",)
+    date_hierarchy = "created_at"
+    search_fields = ("token",)
+    readonly_fields = ("token", "language", "created_at", "answers", "result", "site_link")
+    inlines = [QuoteRequestInline]
+
+    @admin.display(description=_("token"))
+    def short_token(self, obj: WizardResult) -> str:
+        return obj.token[:10] + "…"
+
+    @admin.display(description=_("page"))
+    def site_link(self, obj: WizardResult) -> str:
+        url = reverse("wizard:result", kwargs={"token": obj.token})
+        return format_html('<a href="{}">{}</a>', url, _("Open the result page"))
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.action(description=_("Mark the selected requests as handled"))
+def quote_requests_mark_handled(modeladmin, request, queryset) -> None:
+    queryset.update(status=QuoteRequestStatus.HANDLED)
+
+
+@admin.register(QuoteRequest)
+class QuoteRequestAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "company", "name", "email", "country", "status", "result_link")
+    list_filter = ("status", "country")
+    search_fields = ("company", "name", "email", "message")
+    date_hierarchy = "created_at"
+    list_select_related = ("result",)
+    fields = (
+        "status",
+        "name",
+        "company",
+        "email",
+        "country",
+        "consent",
+        "message",
+        "created_at",
+        "result_link",
+    )
+    readonly_fields = (
+        "name",
+        "company",
+        "email",
+        "country",
+        "consent",
+        "message",
+        "created_at",
+        "result_link",
+    )
+    actions = [quote_requests_mark_handled]
+
+    @admin.display(description=_("result"))
+    def result_link(self, obj: QuoteRequest) -> str:
+        url = reverse("wizard:result", kwargs={"token": obj.result.token})
+        return format_html('<a href="{}">{}</a>', url, _("Open the result page"))
+
+    def has_add_permission(self, request) -> bool:
+        return False

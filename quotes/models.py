@@ -1,6 +1,9 @@
-"""Quote-side records: the regional TCO defaults staff maintain (quotes themselves come later)."""
+"""Quote-side records: the regional TCO defaults staff maintain, the wizard's stored results and
+the quote requests customers send from them."""
 
 from __future__ import annotations
+
+import secrets
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -76,3 +79,96 @@ class RegionAssumption(models.Model):
             assumption_validate(self.name, self.value, "EUR")
         except AssumptionError as exc:
             raise ValidationError({"value": exc.message.render(gettext)}) from exc
+
+
+def result_token_new() -> str:
+    """An unguessable token for a result's private URL (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+class WizardResult(models.Model):
+    """What the wizard computed, stored once: the page and the PDF render this JSON only.
+
+    ``answers`` are the customer's cleaned answers, step by step; ``result`` holds the engine's
+    output as the presenters gave it (sizing, configurations, TCO with its assumptions), so a
+    later catalog or assumption change never rewrites a result (see ``wizard_services``).
+    """
+
+    token = models.CharField(
+        _("token"), max_length=64, unique=True, default=result_token_new, editable=False
+    )
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    answers = models.JSONField(_("answers"))
+    result = models.JSONField(_("result"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("wizard result")
+        verbose_name_plural = _("wizard results")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(token__regex=r"^[A-Za-z0-9_-]{32,64}$"),  # noqa: S106 - a pattern
+                name="%(app_label)s_%(class)s_token_urlsafe",
+            ),
+            models.CheckConstraint(
+                condition=Q(language__in=[code for code, _name in settings.LANGUAGES]),
+                name="%(app_label)s_%(class)s_language_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.token[:8]}… ({self.language}, {self.created_at:%Y-%m-%d %H:%M})"
+
+
+class QuoteRequestStatus(models.TextChoices):
+    NEW = "new", _("new")
+    HANDLED = "handled", _("handled")
+
+
+class QuoteRequest(models.Model):
+    """A customer asks sales for a quote on a stored result; staff handle it in the admin."""
+
+    result = models.ForeignKey(
+        WizardResult,
+        verbose_name=_("result"),
+        on_delete=models.PROTECT,
+        related_name="quote_requests",
+    )
+    name = models.CharField(_("name"), max_length=120)
+    company = models.CharField(_("company"), max_length=160)
+    email = models.EmailField(_("e-mail"), max_length=254)
+    country = models.CharField(_("country"), max_length=2, help_text=_("ISO 3166-1 alpha-2 code."))
+    consent = models.BooleanField(_("consent to be contacted"))
+    message = models.TextField(_("message"), blank=True, max_length=4000)
+    status = models.CharField(
+        _("status"),
+        max_length=16,
+        choices=QuoteRequestStatus.choices,
+        default=QuoteRequestStatus.NEW,
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("quote request")
+        verbose_name_plural = _("quote requests")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(consent=True), name="%(app_label)s_%(class)s_consent_given"
+            ),
+            models.CheckConstraint(
+                condition=Q(country__regex=r"^[A-Z]{2}$"),
+                name="%(app_label)s_%(class)s_country_iso2",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=QuoteRequestStatus.values),
+                name="%(app_label)s_%(class)s_status_known",
+            ),
+            models.CheckConstraint(
+                condition=~Q(email=""), name="%(app_label)s_%(class)s_email_not_empty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.company} ({self.name}, {self.country})"

@@ -1,0 +1,96 @@
+"""The customer wizard's server time: each step page, the result page and the checklist PDF.
+
+Against the seed catalog in the development database (``make bench`` loads it), with Django's
+test client (no network). The benchmark stores its own ``WizardResult`` through the wizard's
+last step and deletes it afterwards. Targets (p95): each wizard page (GET and POST) 150 ms,
+the result page 300 ms, the checklist PDF 2 s.
+
+Run: ``python -m benchmarks bench_wizard`` (or ``make bench``).
+"""
+
+from __future__ import annotations
+
+from benchmarks.timing import django_setup, measure, report
+
+TARGET_STEP_MS = 150.0
+TARGET_RESULT_MS = 300.0
+TARGET_PDF_MS = 2000.0
+RUNS = 30
+PDF_RUNS = 8
+
+ANSWERS = {
+    "project": {
+        "goal": "fine_tuning",
+        "model": "llama-3.1-8b",
+        "method": "lora",
+        "precision": "bf16",
+        "batch_size": "8",
+        "sequence_length": "2048",
+        "lora_rank": "16",
+        "gradient_checkpointing": "on",
+    },
+    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
+    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
+    "deployment": {
+        "deployment": "not_sure",
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": "3",
+        "utilization_pct": "60",
+    },
+}
+
+
+def main() -> bool:
+    django_setup()
+    from django.test import Client
+    from django.urls import reverse
+
+    from quotes.models import WizardResult
+
+    client = Client(HTTP_HOST="localhost")
+    ok = True
+
+    def url(step: str) -> str:
+        return reverse("wizard:step", kwargs={"step": step})
+
+    def post(step: str) -> None:
+        response = client.post(url(step), ANSWERS[step] | {"nav": "next"})
+        assert response.status_code == 302, (step, response.status_code)
+
+    steps = list(ANSWERS)
+    for index, step in enumerate(steps):
+        if index:
+            post(steps[index - 1])
+        samples = measure(lambda step=step: client.get(url(step)), runs=RUNS)
+        ok &= report(f"GET step {index + 1} ({step})", samples, target_p95_ms=TARGET_STEP_MS)
+        if step != steps[-1]:
+            samples = measure(lambda step=step: post(step), runs=RUNS)
+            ok &= report(f"POST step {index + 1} ({step})", samples, target_p95_ms=TARGET_STEP_MS)
+
+    created: list[str] = []
+
+    def finish() -> None:
+        response = client.post(url("deployment"), ANSWERS["deployment"] | {"nav": "next"})
+        assert response.status_code == 302, response.status_code
+        created.append(response["Location"])
+
+    try:
+        samples = measure(finish, runs=10, warmup=1)
+        ok &= report(
+            "POST step 4 (computes and stores the result)", samples, target_p95_ms=TARGET_STEP_MS
+        )
+        result_url = created[-1]
+        samples = measure(lambda: client.get(result_url), runs=RUNS)
+        ok &= report("GET result page", samples, target_p95_ms=TARGET_RESULT_MS)
+
+        def pdf() -> None:
+            response = client.get(result_url + "checklist.pdf")
+            assert response["Content-Type"] == "application/pdf"
+
+        samples = measure(pdf, runs=PDF_RUNS, warmup=1)
+        ok &= report("GET checklist PDF", samples, target_p95_ms=TARGET_PDF_MS)
+    finally:
+        tokens = [location.rstrip("/").split("/")[-1] for location in created]
+        WizardResult.objects.filter(token__in=tokens).delete()
+    return ok

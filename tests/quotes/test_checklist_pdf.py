@@ -1,0 +1,137 @@
+"""The decision checklist PDF: A4, paginated, the five points with the customer's figures."""
+
+from __future__ import annotations
+
+import io
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import translation
+from pypdf import PdfReader
+
+from quotes.models import WizardResult
+from quotes.templatetags.money import money_format
+
+pytestmark = pytest.mark.django_db
+
+ANSWERS = {
+    "project": {
+        "goal": "fine_tuning",
+        "model": "llama-3.1-8b",
+        "method": "lora",
+        "precision": "bf16",
+        "batch_size": "8",
+        "sequence_length": "2048",
+        "lora_rank": "16",
+        "gradient_checkpointing": "on",
+    },
+    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
+    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
+    "deployment": {
+        "deployment": "not_sure",
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": "3",
+        "utilization_pct": "60",
+        "budget": "50000",
+    },
+}
+POINTS_EN = (
+    "GPU memory validated",
+    "System synergy",
+    "Growth plan",
+    "Deployment decision",
+    "Total cost",
+)
+A4_POINTS = (595.28, 841.89)
+
+
+@pytest.fixture(autouse=True)
+def catalog():
+    call_command("load_catalog", stdout=StringIO())
+
+
+def _result(client, language: str) -> WizardResult:
+    client.cookies["django_language"] = language
+    for step, data in ANSWERS.items():
+        response = client.post(
+            reverse("wizard:step", kwargs={"step": step}), data | {"nav": "next"}
+        )
+        assert response.status_code == 302
+    return WizardResult.objects.get()
+
+
+def _pdf_text(response) -> tuple[PdfReader, str]:
+    reader = PdfReader(io.BytesIO(response.content))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    return reader, re.sub(r"[\s\u00a0\u202f]+", " ", text)
+
+
+def _one_decimal(value: float) -> Decimal:
+    return Decimal(str(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+
+
+def _download(client, result: WizardResult):
+    return client.get(reverse("wizard:checklist_pdf", kwargs={"token": result.token}))
+
+
+def test_checklist_pdf_has_the_five_points_and_the_customers_figures(client):
+    result = _result(client, "en")
+
+    response = _download(client, result)
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"].startswith('attachment; filename="gpuquote-checklist-')
+    assert response.content.startswith(b"%PDF-")
+    reader, text = _pdf_text(response)
+    assert len(reader.pages) >= 2
+    width, height = (float(v) for v in reader.pages[0].mediabox.upper_right)
+    assert (round(width, 2), round(height, 2)) == A4_POINTS
+    for number, title in enumerate(POINTS_EN, start=1):
+        assert f"{number}. {title}" in text
+    assert f"Page 1 / {len(reader.pages)}" in text
+    texts = result.result["by_language"]["en"]
+    memory = _one_decimal(texts["sizing"]["memory_gb"]["total"])
+    assert f"The work needs {memory} GB of GPU memory" in text
+    total = texts["tco"]["options"]["on_premises"]["total"]
+    with translation.override("en"):
+        assert money_format(total, "EUR", places=0) in text
+        assert money_format("50000", "EUR", places=0) in text  # the budget, in point 5
+    assert "Not decided yet" in text  # point 4 from the answer "not sure"
+    assert text.count("— MET") + text.count("— NOT MET") == 5
+    assert "Llama 3.1 8B" in text  # the answers
+    assert "Assumptions and sources" in text
+    assert "Eurostat" in text or "SDES" in text  # a source of the electricity price
+
+
+def test_checklist_pdf_is_in_the_results_language(client):
+    result = _result(client, "fr")
+
+    # The visitor now browses in English: the PDF stays in the result's language.
+    client.cookies["django_language"] = "en"
+    response = _download(client, result)
+
+    assert response.status_code == 200
+    _reader, text = _pdf_text(response)
+    assert result.language == "fr"
+    total = result.result["by_language"]["fr"]["tco"]["options"]["on_premises"]["total"]
+    with translation.override("fr"):
+        formatted = money_format(total, "EUR", places=0)
+    assert re.sub(r"[\u00a0\u202f]", " ", formatted) in text  # 72 610 €, French style
+    memory = _one_decimal(result.result["by_language"]["fr"]["sizing"]["memory_gb"]["total"])
+    assert str(memory).replace(".", ",") + " GB" in text
+    assert re.search(r" 1 / \d+", text)  # page numbers
+
+
+def test_checklist_pdf_is_private(client):
+    result = _result(client, "en")
+
+    response = _download(client, result)
+
+    assert response["X-Robots-Tag"] == "noindex, nofollow"
+    assert response["Cache-Control"] == "private, no-store"

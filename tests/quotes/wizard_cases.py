@@ -1,0 +1,155 @@
+"""Answers for the wizard's end-to-end tests (server and browser) and the engine's own answer.
+
+Three cases: serving a model (inference), fine-tuning one, and training one from scratch in
+production. ``CASES`` are the raw form answers step by step; ``EXPECTED`` the engine inputs they
+must produce (the REST API's JSON shape); ``engine_answer`` computes what the engine says for
+those inputs through the same selectors the REST API uses.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from quotes.api.tco_inputs import configuration_parse
+from quotes.engine.builder import Environment, Tier
+from quotes.engine.workload import workload_from_dict
+from quotes.presenters import option_to_dict
+from quotes.selectors import advice_get, tco_get
+
+PROJECT_DEFAULTS = {
+    "method": "lora",
+    "precision": "bf16",
+    "batch_size": "8",
+    "sequence_length": "2048",
+    "lora_rank": "16",
+    "gradient_checkpointing": "on",
+}
+INFERENCE = {
+    "project": PROJECT_DEFAULTS | {"goal": "inference", "model": "llama-3.1-8b"},
+    "data": {"kind": "text", "concurrent_users": "16", "context_length": "4096"},
+    "usage": {"environment": "production", "uptime": "always_on", "growth_gpus": "0"},
+    "deployment": {
+        "deployment": "on_premises",
+        "region": "DE",
+        "currency": "EUR",
+        "horizon_years": "4",
+        "utilization_pct": "70",
+    },
+}
+FINE_TUNING = {
+    "project": PROJECT_DEFAULTS | {"goal": "fine_tuning", "model": "llama-3.1-8b"},
+    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
+    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
+    "deployment": {
+        "deployment": "managed",
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": "3",
+        "utilization_pct": "60",
+    },
+}
+TRAINING = {
+    "project": PROJECT_DEFAULTS
+    | {"goal": "pretraining", "model": "custom", "parameters_billions": "1.3", "method": "full"},
+    "data": {"kind": "text", "training_tokens": "26000000000", "epochs": "1"},
+    "usage": {"environment": "production", "uptime": "always_on", "growth_gpus": "2"},
+    "deployment": {
+        "deployment": "not_sure",
+        "region": "US",
+        "currency": "USD",
+        "horizon_years": "5",
+        "utilization_pct": "80",
+        "electricity_price": "0.15",
+        "pue": "1.3",
+        "budget": "",
+    },
+}
+# The engine inputs each case must produce (the REST API's JSON shape).
+EXPECTED = {
+    "inference": {
+        "workload": {
+            "task": "inference",
+            "precision": "bf16",
+            "model": "llama-3.1-8b",
+            "data": {"kind": "text"},
+            "inference": {"concurrent_requests": 16, "sequence_length": 4096},
+        },
+        "environment": "production",
+        "growth_gpus": 0,
+        "region": "DE",
+        "currency": "EUR",
+        "horizon_years": 4,
+        "utilization": Decimal("0.7"),
+        "overrides": {},
+    },
+    "fine_tuning": {
+        "workload": {
+            "task": "fine_tuning",
+            "precision": "bf16",
+            "model": "llama-3.1-8b",
+            "data": {"kind": "text", "total_gb": 2.0},
+            "training": {
+                "method": "lora",
+                "batch_size": 8,
+                "sequence_length": 2048,
+                "lora_rank": 16,
+                "gradient_checkpointing": True,
+                "epochs": 3.0,
+            },
+        },
+        "environment": "production",
+        "growth_gpus": 1,
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": 3,
+        "utilization": Decimal("0.6"),
+        "overrides": {},
+    },
+    "training": {
+        "workload": {
+            "task": "pretraining",
+            "precision": "bf16",
+            "parameters_billions": 1.3,
+            "data": {"kind": "text"},
+            "training": {
+                "method": "full",
+                "batch_size": 8,
+                "sequence_length": 2048,
+                "lora_rank": 16,
+                "gradient_checkpointing": True,
+                "epochs": 1.0,
+                "training_tokens": 26_000_000_000,
+            },
+        },
+        "environment": "production",
+        "growth_gpus": 2,
+        "region": "US",
+        "currency": "USD",
+        "horizon_years": 5,
+        "utilization": Decimal("0.8"),
+        "overrides": {"electricity_price_per_kwh": Decimal("0.15"), "pue": Decimal("1.3")},
+    },
+}
+CASES = {"inference": INFERENCE, "fine_tuning": FINE_TUNING, "training": TRAINING}
+
+
+def engine_answer(expected: dict):
+    """The engine's own answer for the inputs, through the same selectors as the REST API."""
+    workload = workload_from_dict(expected["workload"])
+    advice = advice_get(
+        workload=workload,
+        environment=Environment(expected["environment"]),
+        currency=expected["currency"],
+        growth_gpus=expected["growth_gpus"],
+    )
+    options = {option.tier: option for option in advice.build.options}
+    chosen = options.get(Tier.BALANCED) or advice.build.options[0]
+    tco = tco_get(
+        configuration=configuration_parse(option_to_dict(chosen)),
+        horizon_years=expected["horizon_years"],
+        utilization=expected["utilization"],
+        region=expected["region"],
+        currency=expected["currency"],
+        overrides=expected["overrides"],
+    )
+    return advice, chosen, tco
