@@ -1,14 +1,6 @@
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
-
-from catalog.selectors import catalog_counts_get
-
-
-@require_GET
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"counts": catalog_counts_get()})
 
 
 @require_GET

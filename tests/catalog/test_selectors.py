@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 
 from catalog.models import PriceKind
-from catalog.selectors import catalog_counts_get, current_price_get, current_price_queryset
+from catalog.selectors import current_price_get, current_price_queryset
 from tests.factories import chassis_make, gpu_make, price_make
 
 pytestmark = pytest.mark.django_db
@@ -45,13 +45,3 @@ def test_current_price_queryset_returns_one_row_per_part(django_assert_num_queri
 
 def test_part_without_price_has_no_current_price():
     assert current_price_get(part=gpu_make(), currency="EUR") is None
-
-
-def test_catalog_counts_only_offered_parts():
-    gpu_make()
-    gpu_make(active=False)
-    chassis_make()
-    counts = catalog_counts_get()
-    assert counts["gpu"] == 1
-    assert counts["chassis"] == 1
-    assert counts["cpu"] == 0
