@@ -10,11 +10,17 @@ part is a query (``catalog.selectors``), not a copied field.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django_celery_beat.validators import crontab_validator
 
+from catalog.feeds.fetch import is_url
+from catalog.feeds.parse import column_map_errors
 from quotes.engine.money import CURRENCIES
 
 
@@ -357,3 +363,393 @@ class Price(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part} {self.amount} {self.currency} ({self.observed_on})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Price feeds: where prices come from, each refresh run, prices held for review, cloud prices.
+# The feed rules (columns, validation, thresholds) are described in docs/price-feeds.md.
+# ---------------------------------------------------------------------------------------------
+
+
+class PriceSourceKind(models.TextChoices):
+    SUPPLIER = "supplier", _("Supplier: purchase prices of parts")
+    HOSTING = "hosting", _("Hosting: managed-hosting prices per month")
+    CLOUD = "cloud", _("Cloud: GPU prices per GPU-hour")
+
+
+class FeedFormat(models.TextChoices):
+    CSV = "csv", "CSV"
+    JSON = "json", "JSON"
+
+
+class PriceSource(models.Model):
+    """A price list fetched on a schedule (Celery beat); see ``catalog.services``."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    kind = models.CharField(_("kind"), max_length=16, choices=PriceSourceKind.choices)
+    location = models.CharField(
+        _("location"),
+        max_length=500,
+        help_text=_(
+            "An http(s) URL, or a file path (relative paths start from PRICE_FEED_FILE_ROOT)."
+        ),
+    )
+    format = models.CharField(_("format"), max_length=8, choices=FeedFormat.choices)
+    currency = models.CharField(
+        _("default currency"),
+        max_length=3,
+        choices=[(code, code) for code in CURRENCIES],
+        help_text=_("For rows without a currency column."),
+    )
+    column_map = models.JSONField(
+        _("column mapping"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            'Field name to the feed\'s column name, e.g. {"sku": "Part number", '
+            '"price": "Unit price"}. Fields not listed use their own name.'
+        ),
+    )
+    schedule = models.CharField(
+        _("schedule (cron)"),
+        max_length=100,
+        default="17 4 * * *",
+        help_text=_(
+            "minute hour day-of-month month day-of-week, in UTC (17 4 * * * = daily 04:17)."
+        ),
+    )
+    enabled = models.BooleanField(_("enabled"), default=True)
+    notes = models.TextField(_("notes"), blank=True)
+    periodic_task = models.OneToOneField(
+        "django_celery_beat.PeriodicTask",
+        verbose_name=_("beat schedule entry"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    # The run lease: one refresh per source at a time, across hosts (see price_source_refresh).
+    lock_token = models.CharField(max_length=32, blank=True, editable=False)
+    locked_until = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("updated by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("price source")
+        verbose_name_plural = _("price sources")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=PriceSourceKind.values),
+                name="%(app_label)s_%(class)s_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(format__in=FeedFormat.values),
+                name="%(app_label)s_%(class)s_format_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__in=CURRENCIES),
+                name="%(app_label)s_%(class)s_currency_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, list[str]] = {}
+        try:
+            crontab_validator(self.schedule)
+        except ValidationError as exc:
+            errors["schedule"] = exc.messages
+        if self.kind:
+            problems = column_map_errors(self.kind, self.column_map)
+            if problems:
+                errors["column_map"] = problems
+        location = self.location.strip()
+        if "://" in location and not is_url(location):
+            errors["location"] = [_("Use an http(s) URL or a file path.")]
+        if errors:
+            raise ValidationError(errors)
+
+
+class RunStatus(models.TextChoices):
+    RUNNING = "running", _("Running")
+    APPLIED = "applied", _("Applied")
+    APPLIED_WITH_ERRORS = "applied_with_errors", _("Applied; some rows rejected")
+    REJECTED = "rejected", _("Rejected: nothing applied")
+    FAILED = "failed", _("Failed: nothing applied")
+    SKIPPED = "skipped", _("Skipped: another run was in progress")
+    ABANDONED = "abandoned", _("Abandoned: the worker stopped; nothing applied")
+
+
+class RunTrigger(models.TextChoices):
+    SCHEDULE = "schedule", _("Schedule")
+    MANUAL = "manual", _("Refresh now (admin)")
+    COMMAND = "command", _("Management command")
+
+
+class PriceRefreshRun(models.Model):
+    """One attempt at refreshing a source: what was read, changed, rejected, held for review."""
+
+    source = models.ForeignKey(
+        PriceSource, verbose_name=_("source"), on_delete=models.PROTECT, related_name="runs"
+    )
+    status = models.CharField(_("status"), max_length=24, choices=RunStatus.choices)
+    trigger = models.CharField(_("trigger"), max_length=16, choices=RunTrigger.choices)
+    attempt = models.PositiveSmallIntegerField(_("attempt"), default=1)
+    task_id = models.CharField(_("Celery task id"), max_length=64, blank=True)
+    started_at = models.DateTimeField(_("started at"))
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    bytes_read = models.PositiveBigIntegerField(_("bytes read"), null=True, blank=True)
+    rows_read = models.PositiveIntegerField(_("rows read"), default=0)
+    rows_changed = models.PositiveIntegerField(_("rows changed"), default=0)
+    rows_unchanged = models.PositiveIntegerField(_("rows unchanged"), default=0)
+    rows_rejected = models.PositiveIntegerField(_("rows rejected"), default=0)
+    rows_quarantined = models.PositiveIntegerField(_("rows quarantined"), default=0)
+    errors = models.JSONField(
+        _("row errors"),
+        default=list,
+        blank=True,
+        help_text=_("[{row, field, message, value}], at most PRICE_FEED_MAX_REPORTED_ERRORS."),
+    )
+    message = models.TextField(_("message"), blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("requested by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        verbose_name = _("price refresh run")
+        verbose_name_plural = _("price refresh runs")
+        indexes = [
+            models.Index(fields=["source", "-started_at"], name="catalog_run_source_started_idx")
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=RunStatus.values),
+                name="%(app_label)s_%(class)s_status_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.started_at:%Y-%m-%d %H:%M} {self.status}"
+
+
+class Commitment(models.TextChoices):
+    ON_DEMAND = "on_demand", _("On demand")
+    RESERVED_1Y = "reserved_1y", _("Reserved, 1 year")
+    RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
+
+
+class CloudPrice(models.Model):
+    """One observed cloud price per GPU-hour. History: a new price is a new row."""
+
+    gpu_model = models.CharField(
+        _("GPU model key"),
+        max_length=32,
+        help_text=_("As quotes.engine.assumptions.gpu_model_key."),
+    )
+    commitment = models.CharField(_("commitment"), max_length=16, choices=Commitment.choices)
+    provider = models.CharField(_("provider"), max_length=64, blank=True)
+    price_per_gpu_hour = models.DecimalField(
+        _("price per GPU-hour"), max_digits=10, decimal_places=4
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=[(code, code) for code in CURRENCIES]
+    )
+    observed_on = models.DateField(_("price date"))
+    source = models.TextField(_("source"), help_text=_("Price page or list, with its URL."))
+    price_source = models.ForeignKey(
+        PriceSource,
+        verbose_name=_("price feed"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="cloud_prices",
+    )
+    created_at = models.DateTimeField(_("recorded at"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("recorded by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["gpu_model", "commitment", "currency", "provider", "-observed_on", "-id"]
+        verbose_name = _("cloud price")
+        verbose_name_plural = _("cloud prices")
+        indexes = [
+            models.Index(
+                fields=["gpu_model", "commitment", "currency", "provider", "-observed_on", "-id"],
+                name="catalog_cloudprice_current_idx",
+            )
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(price_per_gpu_hour__gte=0),
+                name="%(app_label)s_%(class)s_price_per_gpu_hour_gte_0",
+            ),
+            models.CheckConstraint(
+                condition=Q(currency__in=CURRENCIES),
+                name="%(app_label)s_%(class)s_currency_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(commitment__in=Commitment.values),
+                name="%(app_label)s_%(class)s_commitment_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = f" {self.provider}" if self.provider else ""
+        return (
+            f"{self.gpu_model}{who} {self.price_per_gpu_hour} {self.currency}/GPU-h "
+            f"({self.observed_on})"
+        )
+
+
+class ReviewStatus(models.TextChoices):
+    PENDING = "pending", _("Awaiting review")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+
+
+class QuarantinedPrice(models.Model):
+    """A feed price that moved more than PRICE_QUARANTINE_CHANGE_PCT: held for staff review.
+
+    It names either a part price (``part`` + ``price_kind``) or a cloud price (``gpu_model`` +
+    ``commitment`` + ``provider``). Approving records it through the same services as a feed.
+    """
+
+    source = models.ForeignKey(
+        PriceSource, verbose_name=_("source"), on_delete=models.PROTECT, related_name="+"
+    )
+    run = models.ForeignKey(
+        PriceRefreshRun, verbose_name=_("run"), on_delete=models.PROTECT, related_name="+"
+    )
+    row = models.PositiveIntegerField(_("feed row"))
+    part = models.ForeignKey(
+        Part,
+        verbose_name=_("part"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    price_kind = models.CharField(
+        _("price kind"), max_length=16, choices=PriceKind.choices, blank=True
+    )
+    gpu_model = models.CharField(_("GPU model key"), max_length=32, blank=True)
+    commitment = models.CharField(
+        _("commitment"), max_length=16, choices=Commitment.choices, blank=True
+    )
+    provider = models.CharField(_("provider"), max_length=64, blank=True)
+    amount = models.DecimalField(_("new amount"), max_digits=14, decimal_places=4)
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=[(code, code) for code in CURRENCIES]
+    )
+    observed_on = models.DateField(_("price date"))
+    previous_amount = models.DecimalField(_("current amount"), max_digits=14, decimal_places=4)
+    previous_observed_on = models.DateField(_("current price date"))
+    source_detail = models.TextField(_("price source"), help_text=_("Stored with the price."))
+    status = models.CharField(
+        _("status"), max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.PENDING
+    )
+    created_at = models.DateTimeField(_("held at"), auto_now_add=True)
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewed by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    price = models.ForeignKey(
+        Price,
+        verbose_name=_("recorded price"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    cloud_price = models.ForeignKey(
+        CloudPrice,
+        verbose_name=_("recorded cloud price"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["status", "-created_at", "-id"]
+        verbose_name = _("quarantined price")
+        verbose_name_plural = _("quarantined prices")
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(part__isnull=False) & Q(gpu_model="") & ~Q(price_kind=""))
+                | (Q(part__isnull=True) & ~Q(gpu_model="") & ~Q(commitment="")),
+                name="%(app_label)s_%(class)s_part_or_cloud",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=ReviewStatus.values),
+                name="%(app_label)s_%(class)s_status_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(amount__gte=0), name="%(app_label)s_%(class)s_amount_gte_0"
+            ),
+            models.UniqueConstraint(
+                fields=["part", "price_kind", "currency", "observed_on", "amount"],
+                condition=Q(status="pending", part__isnull=False),
+                name="%(app_label)s_%(class)s_one_pending_part_price",
+            ),
+            models.UniqueConstraint(
+                fields=["gpu_model", "commitment", "provider", "currency", "observed_on", "amount"],
+                condition=Q(status="pending", part__isnull=True),
+                name="%(app_label)s_%(class)s_one_pending_cloud_price",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} {self.amount} {self.currency} ({self.get_status_display()})"
+
+    @property
+    def subject(self) -> str:
+        if self.part_id:
+            return f"{self.part.sku} {self.price_kind}"
+        who = f" {self.provider}" if self.provider else ""
+        return f"{self.gpu_model} {self.commitment}{who}"
+
+    @property
+    def change_pct(self) -> Decimal | None:
+        if not self.previous_amount:
+            return None
+        return (self.amount - self.previous_amount) * 100 / self.previous_amount

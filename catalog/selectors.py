@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+from django.conf import settings
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.utils import timezone
 
 from catalog.models import (
     Chassis,
+    CloudPrice,
+    Commitment,
     Cpu,
     Drive,
     Gpu,
     MemoryModule,
     NetworkCard,
     Part,
-    PartKind,
     Price,
     PriceKind,
 )
@@ -23,16 +37,47 @@ from quotes.engine.money import Money
 from quotes.engine.parts import CatalogSnapshot
 
 
-def current_price_queryset(*, price_kind: str = PriceKind.PURCHASE, currency: str) -> QuerySet:
-    """The latest price row per part for one kind and currency (price date, then recording)."""
+def price_stale_before(*, today: dt.date | None = None) -> dt.date:
+    """Prices observed before this date are stale (older than PRICE_STALE_DAYS)."""
+    return (today or timezone.localdate()) - dt.timedelta(days=settings.PRICE_STALE_DAYS)
+
+
+def price_is_stale(observed_on: dt.date, *, today: dt.date | None = None) -> bool:
+    return observed_on < price_stale_before(today=today)
+
+
+def _stale_flag(*, today: dt.date | None = None) -> ExpressionWrapper:
+    return ExpressionWrapper(
+        Q(observed_on__lt=price_stale_before(today=today)), output_field=BooleanField()
+    )
+
+
+def current_price_queryset(
+    *, price_kind: str = PriceKind.PURCHASE, currency: str, today: dt.date | None = None
+) -> QuerySet:
+    """The latest price row per part for one kind and currency (price date, then recording).
+
+    Each row carries ``stale``: True when observed more than PRICE_STALE_DAYS ago.
+    """
     latest = (
         Price.objects.filter(part=OuterRef("part"), price_kind=price_kind, currency=currency)
         .order_by("-observed_on", "-id")
         .values("id")[:1]
     )
-    return Price.objects.filter(
-        price_kind=price_kind, currency=currency, id=Subquery(latest)
-    ).select_related("part")
+    return (
+        Price.objects.filter(price_kind=price_kind, currency=currency, id=Subquery(latest))
+        .select_related("part")
+        .annotate(stale=_stale_flag(today=today))
+    )
+
+
+def stale_price_queryset(
+    *, price_kind: str = PriceKind.PURCHASE, currency: str, today: dt.date | None = None
+) -> QuerySet:
+    """Current prices that are stale: what the next feeds (or staff) should refresh first."""
+    return current_price_queryset(price_kind=price_kind, currency=currency, today=today).filter(
+        stale=True
+    )
 
 
 def current_price_get(
@@ -43,14 +88,6 @@ def current_price_get(
         .order_by("-observed_on", "-id")
         .first()
     )
-
-
-def catalog_counts_get() -> dict[str, int]:
-    counts = dict.fromkeys(PartKind.values, 0)
-    rows = Part.objects.filter(active=True).values("kind").order_by().annotate(n=Count("id"))
-    for row in rows:
-        counts[row["kind"]] = row["n"]
-    return counts
 
 
 def _prices_by_part(*, price_kind: str, currency: str) -> dict[int, Decimal]:
@@ -219,3 +256,81 @@ def _snapshot_build(currency: str) -> CatalogSnapshot:
         nics=nics,
         chassis=chassis,
     )
+
+
+# --- Cloud prices per GPU-hour (for the TCO's cloud option) --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CloudPriceQuote:
+    """One provider's current price per GPU-hour for a GPU model key (``H100_SXM``)."""
+
+    gpu_model: str
+    commitment: str
+    provider: str
+    price_per_gpu_hour: Money
+    observed_on: dt.date
+    source: str
+    stale: bool
+
+
+def cloud_price_current_queryset(
+    *, currency: str, commitment: str = Commitment.ON_DEMAND, today: dt.date | None = None
+) -> QuerySet:
+    """The latest row per (GPU model, provider) in one currency and commitment."""
+    latest = (
+        CloudPrice.objects.filter(
+            gpu_model=OuterRef("gpu_model"),
+            provider=OuterRef("provider"),
+            commitment=commitment,
+            currency=currency,
+        )
+        .order_by("-observed_on", "-id")
+        .values("id")[:1]
+    )
+    return (
+        CloudPrice.objects.filter(commitment=commitment, currency=currency, id=Subquery(latest))
+        .annotate(stale=_stale_flag(today=today))
+        .order_by("gpu_model", "price_per_gpu_hour", "provider")
+    )
+
+
+def cloud_prices_current_get(
+    *, currency: str, commitment: str = Commitment.ON_DEMAND, today: dt.date | None = None
+) -> dict[str, CloudPriceQuote]:
+    """The representative current cloud price per GPU model key, in one query.
+
+    Per key: among the providers' current prices, fresh ones (not stale) win over stale ones;
+    among those, the median offer (the lower middle one for an even count), so one very cheap or
+    very dear provider does not set the TCO's cloud price, and the quote keeps its own source.
+    """
+    by_model: dict[str, list[CloudPrice]] = {}
+    rows_ = cloud_price_current_queryset(currency=currency, commitment=commitment, today=today)
+    for row in rows_:
+        by_model.setdefault(row.gpu_model, []).append(row)
+    quotes = {}
+    for gpu_model, rows in by_model.items():
+        fresh = [row for row in rows if not row.stale] or rows
+        chosen = fresh[(len(fresh) - 1) // 2]  # rows are sorted by price
+        quotes[gpu_model] = CloudPriceQuote(
+            gpu_model=gpu_model,
+            commitment=chosen.commitment,
+            provider=chosen.provider,
+            price_per_gpu_hour=Money(chosen.price_per_gpu_hour, chosen.currency),
+            observed_on=chosen.observed_on,
+            source=chosen.source,
+            stale=chosen.stale,
+        )
+    return quotes
+
+
+def cloud_price_current_get(
+    *,
+    gpu_model: str,
+    currency: str,
+    commitment: str = Commitment.ON_DEMAND,
+    today: dt.date | None = None,
+) -> CloudPriceQuote | None:
+    """The representative current price for one GPU model key (see ``cloud_prices_current_get``)."""
+    quotes = cloud_prices_current_get(currency=currency, commitment=commitment, today=today)
+    return quotes.get(gpu_model)

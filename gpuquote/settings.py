@@ -201,3 +201,32 @@ LOGGING = {
 }
 
 LOGIN_URL = "admin:login"
+
+# Price feeds (docs/price-feeds.md): fetch limits, safety thresholds, staleness, retries.
+PRICE_FEED_FETCH_TIMEOUT_SECONDS = env_int("PRICE_FEED_FETCH_TIMEOUT_SECONDS", 30)
+PRICE_FEED_FETCH_DEADLINE_SECONDS = env_int("PRICE_FEED_FETCH_DEADLINE_SECONDS", 300)
+PRICE_FEED_MAX_BYTES = env_int("PRICE_FEED_MAX_BYTES", 50 * 1024 * 1024)
+PRICE_FEED_FILE_ROOT = Path(env_str("PRICE_FEED_FILE_ROOT") or BASE_DIR)
+PRICE_FEED_MAX_ERROR_PCT = env_int("PRICE_FEED_MAX_ERROR_PCT", 10)
+PRICE_FEED_MAX_REPORTED_ERRORS = env_int("PRICE_FEED_MAX_REPORTED_ERRORS", 1000)
+PRICE_QUARANTINE_CHANGE_PCT = env_int("PRICE_QUARANTINE_CHANGE_PCT", 40)
+PRICE_STALE_DAYS = env_int("PRICE_STALE_DAYS", 60)
+PRICE_FEED_LOCK_SECONDS = env_int("PRICE_FEED_LOCK_SECONDS", 20 * 60)
+PRICE_FEED_MAX_RETRIES = env_int("PRICE_FEED_MAX_RETRIES", 5)
+PRICE_FEED_RETRY_BACKOFF_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_SECONDS", 30)
+PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS", 30 * 60)
+
+# Sales quotes: the discount a sales rep may grant without a manager (percent, over the whole
+# contract), how long a quote is valid, and who hears about the customers' answers.
+# A decimal string (quotes.quote_services reads it as Decimal), e.g. "10" or "12.5".
+QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT = env_str("QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT", "10")
+QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
+SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
+
+# Every periodic task, in one list (django_celery_beat copies it into its database schedule).
+CELERY_BEAT_SCHEDULE = {
+    "quotes-expire-daily": {
+        "task": "quotes.expire_quotes",
+        "schedule": 24 * 60 * 60,  # seconds: once a day; the task is idempotent
+    },
+}

@@ -1,0 +1,87 @@
+"""What a feed is made of: row dataclasses, row errors and feed-level errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+
+
+class FeedKind(StrEnum):
+    SUPPLIER = "supplier"  # purchase prices of parts
+    HOSTING = "hosting"  # managed-hosting prices per month
+    CLOUD = "cloud"  # cloud GPU prices per GPU-hour
+
+
+class FeedFormat(StrEnum):
+    CSV = "csv"
+    JSON = "json"
+
+
+class Commitment(StrEnum):
+    ON_DEMAND = "on_demand"
+    RESERVED_1Y = "reserved_1y"
+    RESERVED_3Y = "reserved_3y"
+
+
+@dataclass(frozen=True, slots=True)
+class PartPriceRow:
+    """A valid supplier or hosting row. ``row``: CSV line number or JSON item number."""
+
+    row: int
+    sku: str
+    amount: Decimal
+    currency: str
+    observed_on: dt.date
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloudPriceRow:
+    """A valid cloud row; ``gpu_model`` is the canonical key (``H100_SXM``)."""
+
+    row: int
+    gpu_model: str
+    commitment: str
+    provider: str
+    price_per_gpu_hour: Decimal
+    currency: str
+    observed_on: dt.date
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RowError:
+    """One rejected row: where, which field, why, and the offending value (shortened)."""
+
+    row: int
+    field: str
+    message: str
+    value: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {"row": self.row, "field": self.field, "message": self.message, "value": self.value}
+
+    def __str__(self) -> str:
+        return f"row {self.row}, {self.field}: {self.message}"
+
+
+class FeedError(Exception):
+    """The feed as a whole could not be used; nothing from it is applied."""
+
+
+class FeedFormatError(FeedError):
+    """The feed cannot be read: not UTF-8, not CSV/JSON, a required column missing."""
+
+
+class FeedFetchError(FeedError):
+    """The feed cannot be fetched and retrying will not help (4xx, bad location)."""
+
+
+class FeedTooLargeError(FeedFetchError):
+    """The feed is larger than the configured size limit."""
+
+
+class FeedTemporaryError(FeedError):
+    """A network error, a timeout or a 5xx answer: worth retrying later."""
