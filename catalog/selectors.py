@@ -334,3 +334,17 @@ def cloud_price_current_get(
     """The representative current price for one GPU model key (see ``cloud_prices_current_get``)."""
     quotes = cloud_prices_current_get(currency=currency, commitment=commitment, today=today)
     return quotes.get(gpu_model)
+
+
+def price_ages_get(*, currency: str, today: dt.date | None = None) -> dict[str, PriceAge]:
+    """SKU -> the date of its current purchase price in ``currency`` and whether it is stale."""
+    rows = current_price_queryset(currency=currency, today=today).values_list(
+        "part__sku", "observed_on", "stale"
+    )
+    return {sku: PriceAge(observed_on, stale) for sku, observed_on, stale in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class PriceAge:
+    observed_on: dt.date
+    stale: bool

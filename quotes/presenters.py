@@ -176,22 +176,34 @@ def model_entry_to_dict(entry: ModelEntry) -> dict[str, Any]:
 # --- Configurations ----------------------------------------------------------------------------
 
 
-def option_to_dict(option: Option) -> dict[str, Any]:
+def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``price_ages``: SKU -> (observed_on, stale), to date each price and flag stale ones."""
     totals = option.totals
+    ages = price_ages or {}
+
+    def age(sku: str) -> dict[str, Any]:
+        found = ages.get(sku)
+        if found is None:
+            return {"price_date": None, "stale": False}
+        return {"price_date": found.observed_on.isoformat(), "stale": found.stale}
+
+    parts = [
+        {
+            "kind": line.kind,
+            "sku": line.sku,
+            "name": line.name,
+            "quantity": line.quantity,
+            "role": line.role,
+            "unit_price": amount(line.unit_price),
+            **age(line.sku),
+        }
+        for line in option.parts
+    ]
     return {
         "tier": str(option.tier),
         "servers": option.servers,
-        "parts": [
-            {
-                "kind": line.kind,
-                "sku": line.sku,
-                "name": line.name,
-                "quantity": line.quantity,
-                "role": line.role,
-                "unit_price": amount(line.unit_price),
-            }
-            for line in option.parts
-        ],
+        "parts": parts,
+        "stale_prices": any(part["stale"] for part in parts),
         "totals": {
             "gpus": totals.gpus,
             "vram_gb": number(totals.vram_gb),
@@ -216,8 +228,10 @@ def option_to_dict(option: Option) -> dict[str, Any]:
     }
 
 
-def build_to_dict(result: BuildResult) -> dict[str, Any]:
+def build_to_dict(
+    result: BuildResult, price_ages: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     return {
-        "options": [option_to_dict(option) for option in result.options],
+        "options": [option_to_dict(option, price_ages) for option in result.options],
         "unmet": [text(message) for message in result.unmet],
     }

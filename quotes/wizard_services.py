@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import translation
 
-from catalog.selectors import catalog_snapshot_get
+from catalog.selectors import catalog_snapshot_get, price_ages_get
 from quotes.api.tco_inputs import configuration_parse
 from quotes.engine import checklist
 from quotes.engine.advice import gpu_profile
@@ -148,12 +148,13 @@ def wizard_result_compute(*, inputs: WizardInputs) -> dict[str, Any]:
     on_workstation = None if workstation_gpu is None else _sized_on(workload, workstation_gpu, 1)
 
     defaults = assumptions_get(region=inputs.region, currency=currency)
+    price_ages = price_ages_get(currency=currency)
     by_language = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             by_language[code] = {
                 "sizing": sizing_to_dict(advice.sizing),
-                "build": build_to_dict(advice.build),
+                "build": build_to_dict(advice.build, price_ages),
                 "tco": None if tco is None else tco_to_dict(tco),
                 "on_recommended": None
                 if on_recommended is None

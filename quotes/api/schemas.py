@@ -184,6 +184,8 @@ class PartLineSchema(serializers.Serializer):
     quantity = serializers.IntegerField(help_text="Per server.")
     role = serializers.CharField()
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    price_date = serializers.DateField(allow_null=True, help_text="When this price was observed.")
+    stale = serializers.BooleanField(help_text="Older than PRICE_STALE_DAYS: check before buying.")
 
 
 class TotalsSchema(serializers.Serializer):
@@ -212,6 +214,7 @@ class OptionSchema(serializers.Serializer):
     tier = serializers.ChoiceField(choices=["budget", "balanced", "performance"])
     servers = serializers.IntegerField()
     parts = PartLineSchema(many=True)
+    stale_prices = serializers.BooleanField()
     totals = TotalsSchema()
     checks = CheckSchema(many=True)
 

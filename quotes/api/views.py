@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalog.selectors import price_ages_get
 from gpuquote.api.errors import InputError
 from quotes.api import schemas
 from quotes.api.inputs import (
@@ -107,7 +108,7 @@ class ConfigurationsView(APIView):
             budget=None if budget is None else Money(budget, currency),
             growth_gpus=envelope["growth_gpus"],
         )
-        return Response(build_to_dict(advice.build))
+        return Response(build_to_dict(advice.build, price_ages_get(currency=currency)))
 
 
 class TcoView(APIView):
@@ -143,7 +144,7 @@ class TcoView(APIView):
             raise InputError({exc.field: [text(exc.message)]}) from exc
         body = tco_to_dict(result)
         if built is not None:
-            body["configuration"] = option_to_dict(built)
+            body["configuration"] = option_to_dict(built, price_ages_get(currency=currency))
         return Response(body)
 
 

@@ -136,3 +136,16 @@ def test_bad_requests_name_the_field(client, payload, field):
     response = _post(client, payload)
     assert response.status_code == 400
     assert field in response.json()["errors"], response.json()
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_each_part_price_is_dated_and_old_prices_are_flagged_stale(client, settings):
+    fresh = _post(client, {"workload": SERVE_70B, "environment": "production"}).json()
+    part = fresh["options"][0]["parts"][0]
+    assert part["price_date"] == "2026-10-15"  # the seed catalog's price date
+    assert part["stale"] is False
+
+    settings.PRICE_STALE_DAYS = 10
+    stale = _post(client, {"workload": SERVE_70B, "environment": "production"}).json()
+    assert all(p["stale"] for p in stale["options"][0]["parts"])
+    assert stale["options"][0]["stale_prices"] is True

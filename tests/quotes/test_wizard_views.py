@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from catalog.models import Part, Price
+from catalog.selectors import price_ages_get
 from quotes.engine.builder import Tier
 from quotes.engine.money import Money
 from quotes.models import QuoteRequest, WizardResult
@@ -216,7 +217,9 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
     assert stored["chosen_tier"] == str(chosen.tier)
     with translation.override("en"):
         assert stored["by_language"]["en"]["sizing"] == sizing_to_dict(advice.sizing)
-        assert stored["by_language"]["en"]["build"] == build_to_dict(advice.build)
+        assert stored["by_language"]["en"]["build"] == build_to_dict(
+            advice.build, price_ages_get(currency="EUR")
+        )
         assert stored["by_language"]["en"]["tco"] == tco_to_dict(tco)
     with translation.override("fr"):
         assert stored["by_language"]["fr"]["tco"] == tco_to_dict(tco)
