@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from catalog.selectors import catalog_snapshot_get
+from catalog.selectors import catalog_snapshot_get, cloud_price_current_get
 from quotes.engine.advice import Advice, advise
-from quotes.engine.assumptions import Assumptions, Fact, region_defaults
+from quotes.engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from quotes.engine.builder import Environment
 from quotes.engine.money import Money
 from quotes.engine.parts import GpuSpec
@@ -25,10 +25,18 @@ def region_facts_get(*, region: str) -> dict[str, Fact]:
 
 
 def assumptions_get(*, region: str, currency: str, gpu_model: str | None = None) -> Assumptions:
-    """The defaults for a region in a currency: staff edits over the engine's sourced figures."""
-    return region_defaults(
-        region, currency, gpu_model=gpu_model, edited=region_facts_get(region=region)
-    )
+    """The defaults for a region in a currency: staff edits over the engine's sourced figures,
+    and, for a GPU model, the latest cloud price the price feeds brought (with its source)."""
+    edited = region_facts_get(region=region)
+    key = gpu_model_key(gpu_model)
+    cloud = None if key is None else cloud_price_current_get(gpu_model=key, currency=currency)
+    if cloud is not None:
+        edited["cloud_price_per_gpu_hour"] = Fact(
+            cloud.price_per_gpu_hour.amount,
+            cloud.price_per_gpu_hour.currency,
+            f"{cloud.provider}, {cloud.observed_on.isoformat()}: {cloud.source}",
+        )
+    return region_defaults(region, currency, gpu_model=gpu_model, edited=edited)
 
 
 def catalog_gpu_get(*, sku: str) -> GpuSpec | None:
@@ -67,7 +75,9 @@ def tco_get(
 
     Raises the engine's ``AssumptionError`` / ``TcoInputError`` (each names its field).
     """
-    assumptions = assumptions_get(region=region, currency=currency)
+    assumptions = assumptions_get(
+        region=region, currency=currency, gpu_model=configuration.gpu_model
+    )
     if overrides:
         assumptions = assumptions.with_overrides(**overrides)
     return compute_tco(

@@ -125,3 +125,27 @@ def test_bad_input_is_a_400_naming_the_field(client, payload, field):
     response = _post(client, payload)
     assert response.status_code == 400
     assert field in response.json()["errors"], response.json()
+
+
+def test_a_refreshed_cloud_price_feeds_the_cloud_option_with_its_source(client):
+    from django.utils import timezone
+
+    from catalog.models import CloudPrice
+
+    CloudPrice.objects.create(
+        gpu_model="H100_SXM",
+        commitment="on_demand",
+        provider="ExampleCloud",
+        price_per_gpu_hour=Decimal("2.50"),
+        currency="EUR",
+        observed_on=timezone.localdate(),
+        source="https://cloud.example/pricing",
+    )
+    body = _post(client, {"configuration": EIGHT_H100}).json()
+
+    cloud_price = next(a for a in body["assumptions"] if a["name"] == "cloud_price_per_gpu_hour")
+    assert cloud_price["value"] == "2.5"
+    assert cloud_price["source"].startswith("ExampleCloud")
+    # 8 GPUs x 730 h x 36 months x 0.7 utilisation x 2.50 EUR
+    gpu_hours = Decimal(8 * 730 * 36) * Decimal("0.7")
+    assert Decimal(body["options"]["cloud"]["by_category"]["cloud"]) == gpu_hours * Decimal("2.50")
