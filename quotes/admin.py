@@ -3,7 +3,15 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from quotes.models import QuoteRequest, QuoteRequestStatus, RegionAssumption, WizardResult
+from quotes.models import (
+    Quote,
+    QuoteEvent,
+    QuoteRequest,
+    QuoteRequestStatus,
+    QuoteRevision,
+    RegionAssumption,
+    WizardResult,
+)
 
 
 @admin.register(RegionAssumption)
@@ -98,4 +106,41 @@ class QuoteRequestAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">{}</a>', url, _("Open the result page"))
 
     def has_add_permission(self, request) -> bool:
+        return False
+
+
+# --- Sales quotes: read-only history in the admin; staff work in /staff/ ----------------------
+
+
+class QuoteRevisionInline(admin.TabularInline):
+    model = QuoteRevision
+    extra = 0
+    can_delete = False
+    fields = ("index", "discount_pct", "valid_until", "approved_discount_pct", "sent_at")
+    readonly_fields = fields
+    show_change_link = False
+
+
+class QuoteEventInline(admin.TabularInline):
+    model = QuoteEvent
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "kind", "from_status", "to_status", "actor", "actor_name", "reason")
+    readonly_fields = fields
+
+
+@admin.register(Quote)
+class QuoteAdmin(admin.ModelAdmin):
+    list_display = ("number", "company", "email", "status", "origin", "created_at")
+    list_filter = ("status", "origin", "currency")
+    search_fields = ("number", "company", "email", "contact_name")
+    date_hierarchy = "created_at"
+    list_select_related = ("current_revision",)
+    readonly_fields = [field.name for field in Quote._meta.fields]
+    inlines = [QuoteRevisionInline, QuoteEventInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False

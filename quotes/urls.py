@@ -1,6 +1,6 @@
 """The customer wizard: four steps, the stored result at a private URL, its PDF, a quote."""
 
-from django.urls import path
+from django.urls import include, path
 
 from quotes import views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("r/<slug:token>/checklist.pdf", views.checklist_pdf, name="checklist_pdf"),
     path("r/<slug:token>/quote/", views.quote_request, name="quote_request"),
     path("r/<slug:token>/quote/sent/", views.quote_sent, name="quote_sent"),
+    path("", include("quotes.staff_urls")),  # /staff/... and the customer's /q/<token>/
 ]

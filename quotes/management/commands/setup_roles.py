@@ -1,0 +1,51 @@
+"""Create the sales groups and give them their permissions; running it again changes nothing
+(except restoring a permission someone removed).
+
+``sales rep``: view, add and change quotes, revisions and lines; view events and requests.
+``sales manager``: the same, plus ``quotes.approve_discount``. The workflow reads the role from
+the group names (``quote_services.user_role``); the permissions serve the admin.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import Group, Permission
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from quotes.quote_services import MANAGER_GROUP, REP_GROUP
+
+REP_CODENAMES = (
+    "view_quote",
+    "add_quote",
+    "change_quote",
+    "view_quoterevision",
+    "add_quoterevision",
+    "change_quoterevision",
+    "view_quoteline",
+    "add_quoteline",
+    "change_quoteline",
+    "delete_quoteline",
+    "view_quoteevent",
+    "view_quoterequest",
+    "change_quoterequest",
+    "view_wizardresult",
+)
+MANAGER_CODENAMES = (*REP_CODENAMES, "approve_discount")
+
+
+class Command(BaseCommand):
+    help = "Create the 'sales rep' and 'sales manager' groups with their permissions."
+
+    @transaction.atomic
+    def handle(self, *args, **options) -> None:
+        for name, codenames in ((REP_GROUP, REP_CODENAMES), (MANAGER_GROUP, MANAGER_CODENAMES)):
+            group, created = Group.objects.get_or_create(name=name)
+            permissions = Permission.objects.filter(
+                content_type__app_label="quotes", codename__in=codenames
+            )
+            missing = set(codenames) - set(permissions.values_list("codename", flat=True))
+            if missing:
+                raise RuntimeError(f"unknown permissions {sorted(missing)}: run migrate first")
+            group.permissions.add(*permissions)
+            verb = "created" if created else "up to date"
+            self.stdout.write(f"{name}: {verb}, {len(codenames)} permissions")

@@ -1,0 +1,90 @@
+"""The quote document: one context for the PDF, the staff preview and the customer's page.
+
+Everything comes from the revision's frozen lines (priced by ``price_quote``) and the quote's
+snapshot; the TCO chart is drawn from the snapshot by ``quotes.charts``, the same SVG as on
+the wizard's result page. Render inside ``translation.override(quote.language)`` for the PDF.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext
+
+from quotes import charts, pdf
+from quotes.engine.numbering import display_number
+from quotes.engine.pricing import QuoteTotals
+from quotes.models import Quote, QuoteRevision
+from quotes.quote_selectors import revision_lines_get, revision_totals_get
+from quotes.templatetags.money import money_format
+
+
+def _chart(tco: dict[str, Any] | None, currency: str) -> str:
+    if not tco:
+        return ""
+    years = tco["horizon_months"] // 12
+    labels = {
+        "on_premises": gettext("Buy"),
+        "managed": gettext("Managed"),
+        "cloud": gettext("Cloud"),
+    }
+    totals = "; ".join(
+        f"{labels[name]}: {money_format(tco['options'][name]['total'], currency, places=0)}"
+        for name in charts.SERIES
+        if name in tco["options"]
+    )
+    return charts.cumulative_cost_svg(
+        tco,
+        text=charts.ChartText(
+            title=gettext("Cumulative cost per month over %(years)s years") % {"years": years},
+            description=totals,
+            series=labels,
+            month_axis=gettext("Month"),
+            break_even=lambda month: gettext("Break-even: month %(month)s") % {"month": month},
+        ),
+        money=lambda amount: money_format(amount, currency, places=0),
+        element_id="quote-tco-chart",
+    )
+
+
+def quote_document_context(
+    *, quote: Quote, revision: QuoteRevision | None = None, totals: QuoteTotals | None = None
+) -> dict[str, Any]:
+    """What the quote document shows (in the active language)."""
+    revision = revision or quote.current_revision
+    lines = revision_lines_get(revision=revision)
+    if totals is None:
+        totals = revision_totals_get(quote=quote, revision=revision, lines=lines)
+    rows = [
+        {"line": line, "priced": priced} for line, priced in zip(lines, totals.lines, strict=True)
+    ]
+    snapshot = quote.snapshot or {}
+    tco = snapshot.get("tco")
+    return {
+        "quote": quote,
+        "revision": revision,
+        "display_number": display_number(quote.number, revision.index),
+        "rows": rows,
+        "totals": totals,
+        "currency": quote.currency,
+        "vat_note": totals.vat_note.render(gettext) if totals.vat_note else "",
+        "vat_rate_pct": totals.vat_rate_pct,
+        "has_discount": totals.contract.gross.amount > totals.contract.net.amount,
+        "snapshot": snapshot,
+        "tco": tco,
+        "tco_totals": [
+            {"key": name, "total": tco["options"][name]["total"]}
+            for name in charts.SERIES
+            if tco and name in tco["options"]
+        ],
+        "chart": _chart(tco, quote.currency),
+    }
+
+
+def quote_pdf_render(*, quote: Quote, revision: QuoteRevision | None = None) -> bytes:
+    """The quote as an A4 PDF, in the active language."""
+    return pdf.render_pdf("pdf/quote.html", quote_document_context(quote=quote, revision=revision))
+
+
+def quote_pdf_filename(*, quote: Quote, revision: QuoteRevision) -> str:
+    return f"{display_number(quote.number, revision.index)}.pdf"

@@ -1,0 +1,131 @@
+"""Reads for sales quotes: the staff dashboard, one quote with its figures, the customer's link.
+
+Totals are never read from the database: ``revision_totals_get`` prices a revision's frozen
+lines with ``quotes.engine.pricing.price_quote``, the one place quote figures come from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Count, Q, QuerySet
+
+from quotes.engine.money import Money
+from quotes.engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
+from quotes.engine.pricing import QuoteLine as EngineLine
+from quotes.models import (
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRequest,
+    QuoteRequestStatus,
+    QuoteRevision,
+    QuoteStatusChoices,
+)
+
+
+def approval_threshold_pct() -> Decimal:
+    """``QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT`` as a Decimal."""
+    return Decimal(str(settings.QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT))
+
+
+def quote_list(
+    *,
+    search: str = "",
+    status: str = "",
+    origin: str = "",
+    created_from: dt.date | None = None,
+    created_to: dt.date | None = None,
+) -> QuerySet[Quote]:
+    """The dashboard's list: one query per page (current revision joined, lines counted)."""
+    quotes = Quote.objects.select_related("current_revision").annotate(
+        line_count=Count("current_revision__lines")
+    )
+    search = search.strip()
+    if search:
+        quotes = quotes.filter(
+            Q(number__icontains=search)
+            | Q(company__icontains=search)
+            | Q(contact_name__icontains=search)
+            | Q(email__icontains=search)
+        )
+    if status:
+        quotes = quotes.filter(status=status)
+    if origin:
+        quotes = quotes.filter(origin=origin)
+    if created_from:
+        quotes = quotes.filter(created_at__date__gte=created_from)
+    if created_to:
+        quotes = quotes.filter(created_at__date__lte=created_to)
+    return quotes.order_by("-created_at", "-id")
+
+
+def quote_status_counts() -> dict[str, int]:
+    """How many quotes are in each status (every status listed, zeros included), one query."""
+    counts = dict.fromkeys(QuoteStatusChoices.values, 0)
+    rows = Quote.objects.values("status").order_by().annotate(n=Count("id"))
+    for row in rows:
+        counts[row["status"]] = row["n"]
+    return counts
+
+
+def quote_requests_new() -> QuerySet[QuoteRequest]:
+    """Wizard quote requests nobody turned into a quote yet, newest first."""
+    return QuoteRequest.objects.filter(status=QuoteRequestStatus.NEW).order_by("-created_at")
+
+
+def quote_get(*, pk: int) -> Quote:
+    return Quote.objects.select_related("current_revision", "request").get(pk=pk)
+
+
+def quote_by_token_get(*, token: str) -> Quote:
+    return Quote.objects.select_related("current_revision").get(token=token)
+
+
+def revision_lines_get(*, revision: QuoteRevision) -> list[QuoteLine]:
+    return list(revision.lines.order_by("position", "id"))
+
+
+def engine_lines(lines: list[QuoteLine]) -> tuple[EngineLine, ...]:
+    """Stored lines as the pricing core's dataclasses."""
+    return tuple(
+        EngineLine(
+            kind=LineKind(line.kind),
+            description=line.description,
+            quantity=line.quantity,
+            unit_price=Money(line.unit_price, line.currency),
+            discount_pct=line.discount_pct,
+            recurrence=Recurrence(line.recurrence),
+            sku=line.sku or None,
+            exchange_rate=line.exchange_rate,
+            source_currency=line.source_currency or None,
+        )
+        for line in lines
+    )
+
+
+def revision_totals_get(
+    *, quote: Quote, revision: QuoteRevision, lines: list[QuoteLine] | None = None
+) -> QuoteTotals:
+    """The revision's figures, derived from its lines (raises ``PricingError`` on bad input)."""
+    if lines is None:
+        lines = revision_lines_get(revision=revision)
+    return price_quote(
+        engine_lines(lines),
+        currency=quote.currency,
+        quote_discount_pct=revision.discount_pct,
+        customer_country=quote.country,
+        vat_number=quote.vat_number or None,
+        is_business=quote.is_business,
+        contract_months=revision.contract_months,
+    )
+
+
+def quote_events_get(*, quote: Quote) -> QuerySet[QuoteEvent]:
+    return quote.events.select_related("actor", "revision").order_by("created_at", "id")
+
+
+def quote_revisions_get(*, quote: Quote) -> QuerySet[QuoteRevision]:
+    return quote.revisions.order_by("index")

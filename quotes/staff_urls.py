@@ -1,0 +1,36 @@
+"""The sales team's screens under /staff/ and the customer's private quote link /q/<token>/.
+
+Included from ``quotes/urls.py``, so names are ``wizard:staff:<name>``.
+"""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from quotes import staff_views as views
+
+app_name = "staff"
+
+urlpatterns = [
+    path(
+        "staff/login/",
+        auth_views.LoginView.as_view(template_name="staff/login.html"),
+        name="login",
+    ),
+    path(
+        "staff/logout/",
+        auth_views.LogoutView.as_view(next_page="wizard:staff:login"),
+        name="logout",
+    ),
+    path("staff/", views.dashboard, name="dashboard"),
+    path("staff/quotes/new/", views.quote_new, name="new"),
+    path("staff/requests/<int:pk>/quote/", views.quote_from_request, name="from_request"),
+    path("staff/quotes/<int:pk>/", views.quote_detail, name="detail"),
+    path("staff/quotes/<int:pk>/lines/part/", views.line_add_part, name="line_add_part"),
+    path("staff/quotes/<int:pk>/lines/other/", views.line_add_service, name="line_add_service"),
+    path("staff/quotes/<int:pk>/lines/update/", views.line_update, name="line_update"),
+    path("staff/quotes/<int:pk>/lines/remove/", views.line_remove, name="line_remove"),
+    path("staff/quotes/<int:pk>/terms/", views.terms_update, name="terms"),
+    path("staff/quotes/<int:pk>/action/", views.quote_action, name="action"),
+    path("staff/quotes/<int:pk>/quote.pdf", views.quote_pdf, name="pdf"),
+    path("q/<slug:token>/", views.quote_public, name="public"),
+]

@@ -1,0 +1,348 @@
+"""The sales team's screens and the customer's private quote page.
+
+Plain Django views: each validates a form, calls one service from ``quote_services`` and
+redirects (POST) or renders what a selector read (GET). Refusals from the services (the
+workflow's reasons, prices that do not add up) are shown as messages on the quote page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone, translation
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from quotes import quote_services as services
+from quotes.engine.numbering import display_number
+from quotes.engine.pricing import PricingError
+from quotes.engine.workflow import allowed_actions
+from quotes.models import Quote, QuoteRequest
+from quotes.quote_pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
+from quotes.quote_selectors import (
+    approval_threshold_pct,
+    quote_by_token_get,
+    quote_events_get,
+    quote_get,
+    quote_list,
+    quote_requests_new,
+    quote_revisions_get,
+    quote_status_counts,
+)
+from quotes.staff_forms import (
+    ActionForm,
+    CustomerAnswerForm,
+    DashboardFilterForm,
+    LineRemoveForm,
+    LineUpdateForm,
+    PartLineForm,
+    QuoteCreateForm,
+    ServiceLineForm,
+    TermsForm,
+)
+
+LOGIN_URL = "wizard:staff:login"
+PAGE_SIZE = 25
+
+
+def sales_team(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Signed in (else the login page) and in a sales group (else 403)."""
+
+    @wraps(view)
+    @login_required(login_url=LOGIN_URL)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        request.sales_role = services.user_role(request.user)  # PermissionDenied -> 403
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _error_messages(request: HttpRequest, error: ValidationError) -> None:
+    for message in error.messages:
+        messages.error(request, message)
+
+
+def _form_errors(request: HttpRequest, form: Any) -> None:
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else error)
+
+
+# --- Dashboard ----------------------------------------------------------------------------------
+
+
+@require_GET
+@sales_team
+def dashboard(request: HttpRequest) -> HttpResponse:
+    form = DashboardFilterForm(request.GET or None)
+    filters: dict[str, Any] = {}
+    if form.is_valid():
+        filters = {
+            "search": form.cleaned_data["q"],
+            "status": form.cleaned_data["status"],
+            "origin": form.cleaned_data["origin"],
+            "created_from": form.cleaned_data["created_from"],
+            "created_to": form.cleaned_data["created_to"],
+        }
+    page = Paginator(quote_list(**filters), PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "staff/dashboard.html",
+        {
+            "form": form,
+            "page": page,
+            "query": query.urlencode(),
+            "counts": quote_status_counts(),
+            "requests": list(quote_requests_new()[:20]),
+        },
+    )
+
+
+# --- Creating -----------------------------------------------------------------------------------
+
+
+@require_POST
+@sales_team
+def quote_from_request(request: HttpRequest, pk: int) -> HttpResponse:
+    quote_request = get_object_or_404(QuoteRequest, pk=pk)
+    try:
+        quote = services.quote_create_from_request(user=request.user, quote_request=quote_request)
+    except ValidationError as error:
+        _error_messages(request, error)
+        return redirect("wizard:staff:dashboard")
+    return redirect("wizard:staff:detail", pk=quote.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@sales_team
+def quote_new(request: HttpRequest) -> HttpResponse:
+    form = QuoteCreateForm(request.POST or None, initial={"language": translation.get_language()})
+    if request.method == "POST" and form.is_valid():
+        try:
+            quote = services.quote_create(user=request.user, origin="staff", **form.cleaned_data)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            return redirect("wizard:staff:detail", pk=quote.pk)
+    return render(request, "staff/quote_new.html", {"form": form})
+
+
+# --- One quote ----------------------------------------------------------------------------------
+
+
+def _quote_or_404(pk: int) -> Quote:
+    try:
+        return quote_get(pk=pk)
+    except Quote.DoesNotExist:
+        raise Http404 from None
+
+
+@require_GET
+@sales_team
+def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = _quote_or_404(pk)
+    revision = quote.current_revision
+    context: dict[str, Any] = {"quote": quote, "revision": revision, "pricing_error": ""}
+    try:
+        context |= quote_document_context(quote=quote, revision=revision)
+    except PricingError as error:
+        context["pricing_error"] = error.message.render(gettext)
+        context["display_number"] = display_number(quote.number, revision.index)
+        context["rows"] = [{"line": line} for line in revision.lines.all()]
+    actions: tuple[str, ...] = ()
+    approval_pending = False
+    if "totals" in context:
+        from quotes.engine.workflow import context_for
+
+        workflow = context_for(
+            context["totals"],
+            role=request.sales_role,
+            today=timezone.localdate(),
+            valid_until=revision.valid_until,
+            approval_threshold_pct=approval_threshold_pct(),
+            approved_discount_pct=revision.approved_discount_pct,
+        )
+        actions = allowed_actions(quote.status, request.sales_role, workflow)
+        approval_pending = workflow.approval_pending
+    context |= {
+        "actions": actions,
+        "approval_pending": approval_pending,
+        "threshold": approval_threshold_pct(),
+        "role": request.sales_role,
+        "events": quote_events_get(quote=quote),
+        "revisions": quote_revisions_get(quote=quote),
+        "part_form": PartLineForm(initial={"quantity": 1, "discount_pct": 0}),
+        "service_form": ServiceLineForm(initial={"quantity": 1, "discount_pct": 0}),
+        "terms_form": TermsForm(
+            initial={
+                "discount_pct": revision.discount_pct,
+                "valid_until": revision.valid_until,
+                "contract_months": revision.contract_months,
+                "notes": revision.notes,
+            }
+        ),
+        "editable": quote.status != "accepted",
+        "public_path": services.quote_public_url(quote),
+    }
+    return render(request, "staff/quote_detail.html", context)
+
+
+def _post(
+    request: HttpRequest, pk: int, form_class: type, call: Callable[[Quote, dict], object]
+) -> HttpResponse:
+    quote = _quote_or_404(pk)
+    form = form_class(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+    else:
+        try:
+            call(quote, form.cleaned_data)
+        except ValidationError as error:
+            _error_messages(request, error)
+        else:
+            messages.success(request, gettext("Saved."))
+    return redirect("wizard:staff:detail", pk=pk)
+
+
+@require_POST
+@sales_team
+def line_add_part(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        PartLineForm,
+        lambda quote, data: services.quote_line_add_part(user=request.user, quote=quote, **data),
+    )
+
+
+@require_POST
+@sales_team
+def line_add_service(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        ServiceLineForm,
+        lambda quote, data: services.quote_line_add(
+            user=request.user, quote=quote, line=services.LineInput(**data)
+        ),
+    )
+
+
+@require_POST
+@sales_team
+def line_update(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        LineUpdateForm,
+        lambda quote, data: services.quote_line_update(user=request.user, quote=quote, **data),
+    )
+
+
+@require_POST
+@sales_team
+def line_remove(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        LineRemoveForm,
+        lambda quote, data: services.quote_line_remove(user=request.user, quote=quote, **data),
+    )
+
+
+@require_POST
+@sales_team
+def terms_update(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        TermsForm,
+        lambda quote, data: services.quote_terms_update(user=request.user, quote=quote, **data),
+    )
+
+
+def _act(user: Any, quote: Quote, data: dict[str, Any]) -> object:
+    action = data["action"]
+    if action == "approve_discount":
+        return services.quote_discount_approve(user=user, quote=quote)
+    if action == "send":
+        return services.quote_send(user=user, quote=quote)
+    if action == "reprice":
+        return services.quote_reprice(user=user, quote=quote)
+    return services.quote_answer_record(
+        user=user, quote=quote, accept=action == "accept", reason=data["reason"]
+    )
+
+
+@require_POST
+@sales_team
+def quote_action(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(request, pk, ActionForm, lambda quote, data: _act(request.user, quote, data))
+
+
+@require_GET
+@sales_team
+def quote_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """The current revision's PDF in the quote's language; ``?download=1`` saves it."""
+    quote = _quote_or_404(pk)
+    revision = quote.current_revision
+    with translation.override(quote.language):
+        try:
+            document = quote_pdf_render(quote=quote, revision=revision)
+        except PricingError as error:
+            messages.error(request, error.message.render(gettext))
+            return redirect("wizard:staff:detail", pk=pk)
+    response = HttpResponse(document, content_type="application/pdf")
+    disposition = "attachment" if request.GET.get("download") else "inline"
+    filename = quote_pdf_filename(quote=quote, revision=revision)
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    return response
+
+
+# --- The customer's private link ----------------------------------------------------------------
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "same-origin"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+def quote_public(request: HttpRequest, token: str) -> HttpResponse:
+    """The latest revision, and the accept / decline form while the quote is open."""
+    try:
+        quote = quote_by_token_get(token=token)
+    except Quote.DoesNotExist:
+        raise Http404 from None
+    form = CustomerAnswerForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.quote_customer_answer(
+                token=token,
+                accept=form.cleaned_data["decision"] == "accept",
+                name=form.cleaned_data["name"],
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            return _private(redirect("wizard:staff:public", token=token))
+    revision = quote.current_revision
+    context = quote_document_context(quote=quote, revision=revision)
+    answer = quote.events.filter(kind="customer_answer").order_by("-created_at").first()
+    open_for_answer = quote.status == "sent" and timezone.localdate() <= revision.valid_until
+    context |= {"form": form, "answer": answer, "open_for_answer": open_for_answer}
+    return _private(render(request, "quotes/public_quote.html", context))

@@ -1,0 +1,47 @@
+"""Celery entry points for sales quotes: ids in, one service call each, safe to run twice.
+
+``send_quote_email`` retries only errors a later attempt can fix (the mail server refusing or
+unreachable), with exponential backoff; the service records the sent e-mail, so a retried or
+duplicated message never mails the customer twice. ``expire_quotes`` runs daily (the beat
+entry is in ``settings.CELERY_BEAT_SCHEDULE``).
+"""
+
+from __future__ import annotations
+
+import smtplib
+
+from celery import shared_task
+
+from quotes.quote_services import quote_answer_notify, quote_email_send, quote_expire_due
+
+RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
+
+
+@shared_task(
+    name="quotes.send_quote_email",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=RETRYABLE,
+    max_retries=5,
+    retry_backoff=30,
+    retry_backoff_max=30 * 60,
+    retry_jitter=True,
+)
+def send_quote_email(quote_id: int, revision_id: int) -> bool:
+    return quote_email_send(quote_id=quote_id, revision_id=revision_id)
+
+
+@shared_task(
+    name="quotes.notify_quote_answer",
+    autoretry_for=RETRYABLE,
+    max_retries=5,
+    retry_backoff=30,
+    retry_jitter=True,
+)
+def notify_quote_answer(event_id: int) -> bool:
+    return quote_answer_notify(event_id=event_id)
+
+
+@shared_task(name="quotes.expire_quotes", acks_late=True)
+def expire_quotes() -> int:
+    return len(quote_expire_due())

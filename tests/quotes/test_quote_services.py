@@ -1,0 +1,486 @@
+"""Sales quotes, the services: numbering, frozen prices, revisions, the workflow, VAT, expiry."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from quotes import quote_services as services
+from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision, WizardResult
+from quotes.quote_selectors import revision_totals_get
+from quotes.tasks import expire_quotes
+from tests.factories import gpu_make, price_make
+
+pytestmark = pytest.mark.django_db
+
+TODAY = dt.date(2026, 12, 2)
+
+
+def _user(django_user_model, name: str, group: str | None):
+    user = django_user_model.objects.create_user(username=name, password="not-a-real-password")
+    if group:
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user
+
+
+@pytest.fixture
+def rep(django_user_model):
+    return _user(django_user_model, "rep", services.REP_GROUP)
+
+
+@pytest.fixture
+def manager(django_user_model):
+    return _user(django_user_model, "manager", services.MANAGER_GROUP)
+
+
+@pytest.fixture
+def gpu():
+    part = gpu_make(sku="GPU-H100")
+    price_make(part, amount=Decimal("25000.00"), observed_on=dt.date(2026, 11, 1))
+    return part
+
+
+def quote_make(user, *, country="FR", vat_number="", is_business=True, lines=None, **extra):
+    if lines is None:
+        lines = [
+            services.LineInput(
+                kind="part",
+                sku="GPU-H100",
+                description="H100",
+                quantity=Decimal(2),
+                unit_price=Decimal("25000.00"),
+            )
+        ]
+    return services.quote_create(
+        user=user,
+        origin="staff",
+        company="Acme",
+        contact_name="Ada",
+        email="ada@example.com",
+        country=country,
+        vat_number=vat_number,
+        is_business=is_business,
+        lines=lines,
+        today=TODAY,
+        **extra,
+    )
+
+
+def totals(quote):
+    quote.refresh_from_db()
+    return revision_totals_get(quote=quote, revision=quote.current_revision)
+
+
+# --- Numbering -------------------------------------------------------------------------------
+
+
+def test_numbers_are_consecutive_per_year(rep):
+    year = timezone.now().year
+    first, second = quote_make(rep), quote_make(rep)
+    assert first.number == f"Q-{year}-00001"
+    assert second.number == f"Q-{year}-00002"
+
+
+def test_a_number_is_never_reused_after_a_deletion(rep):
+    first = quote_make(rep)
+    Quote.objects.filter(pk=first.pk).update(current_revision=None)
+    first.delete()
+    assert quote_make(rep).sequence == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_creation_gives_distinct_consecutive_numbers(django_user_model):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises every write; row locks need PostgreSQL (DATABASE_URL)")
+    user = _user(django_user_model, "rep", services.REP_GROUP)
+    numbers, errors = [], []
+
+    def create():
+        try:
+            numbers.append(quote_make(user).sequence)
+        except Exception as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(numbers) == list(range(1, 9))
+
+
+# --- Roles -----------------------------------------------------------------------------------
+
+
+def test_role_comes_from_groups(rep, manager, django_user_model, staff_user):
+    outsider = _user(django_user_model, "outsider", None)
+    assert services.user_role(rep) == "sales_rep"
+    assert services.user_role(manager) == "sales_manager"
+    assert services.user_role(staff_user) == "sales_manager"  # superuser
+    with pytest.raises(PermissionDenied):
+        services.user_role(outsider)
+    with pytest.raises(PermissionDenied):
+        quote_make(outsider)
+    assert Quote.objects.count() == 0
+
+
+# --- Frozen prices and revisions ---------------------------------------------------------------
+
+
+def test_line_price_is_frozen_when_added(rep, gpu):
+    quote = quote_make(rep, lines=[])
+    services.quote_line_add_part(user=rep, quote=quote, sku="GPU-H100", quantity=Decimal(1))
+    price_make(gpu, amount=Decimal("30000.00"), observed_on=dt.date(2026, 11, 20))
+    line = QuoteLine.objects.get(revision__quote=quote)
+    assert line.unit_price == Decimal("25000.00")
+    assert totals(quote).one_off.net.amount == Decimal("25000.00")
+
+
+def test_reprice_makes_a_new_revision_with_todays_prices(rep, gpu):
+    quote = quote_make(rep, lines=[])
+    services.quote_line_add_part(user=rep, quote=quote, sku="GPU-H100", quantity=Decimal(1))
+    price_make(gpu, amount=Decimal("30000.00"), observed_on=dt.date(2026, 11, 20))
+    revision = services.quote_reprice(user=rep, quote=quote)
+    quote.refresh_from_db()
+    assert revision.label == "B"
+    assert quote.current_revision == revision
+    old = QuoteRevision.objects.get(quote=quote, index=0)
+    assert [line.unit_price for line in old.lines.all()] == [Decimal("25000.00")]
+    assert [line.unit_price for line in revision.lines.all()] == [Decimal("30000.00")]
+
+
+def test_price_in_the_other_currency_is_converted_at_the_recorded_rate(rep, gpu):
+    quote = quote_make(rep, lines=[], currency="USD", exchange_rate=Decimal("1.1"))
+    line = services.quote_line_add_part(user=rep, quote=quote, sku="GPU-H100", quantity=Decimal(1))
+    assert (line.unit_price, line.source_currency, line.exchange_rate) == (
+        Decimal("27500.00"),
+        "EUR",
+        Decimal("1.1"),
+    )
+
+
+def test_editing_a_sent_quote_creates_revision_b(rep):
+    quote = quote_make(rep)
+    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(5),
+        valid_until=TODAY + dt.timedelta(30),
+        contract_months=12,
+        today=TODAY,
+    )
+    quote.refresh_from_db()
+    assert quote.status == "draft"
+    assert quote.current_revision.label == "B"
+    first = QuoteRevision.objects.get(quote=quote, index=0)
+    assert first.discount_pct == 0  # the sent revision is untouched
+    assert first.sent_totals["one_off"]["total"] == "60000.00"
+    assert quote.current_revision.discount_pct == Decimal(5)
+
+
+# --- The workflow through the services ----------------------------------------------------------
+
+
+def test_send_then_accept(rep, django_capture_on_commit_callbacks):
+    quote = quote_make(rep)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_answer_record(user=rep, quote=quote, accept=True, today=TODAY)
+    quote.refresh_from_db()
+    assert quote.status == "accepted"
+    assert list(quote.events.values_list("kind", "to_status")) == [
+        ("created", "draft"),
+        ("status", "sent"),
+        ("email_sent", ""),
+        ("status", "accepted"),
+    ]
+
+
+def test_send_then_decline_then_revise(rep):
+    quote = quote_make(rep)
+    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_answer_record(user=rep, quote=quote, accept=False, today=TODAY)
+    services.quote_reprice(user=rep, quote=quote, today=TODAY)
+    quote.refresh_from_db()
+    assert (quote.status, quote.current_revision.label) == ("draft", "B")
+
+
+def _send(q, u):
+    services.quote_send(user=u, quote=q, today=TODAY)
+
+
+def _accept(q, u):
+    services.quote_answer_record(user=u, quote=q, accept=True, today=TODAY)
+
+
+def _decline(q, u):
+    services.quote_answer_record(user=u, quote=q, accept=False, today=TODAY)
+
+
+def _sent_and_accepted(q, u):
+    _send(q, u)
+    _accept(q, u)
+
+
+def _nothing(q, u):
+    return None
+
+
+def _reprice(q, u):
+    services.quote_reprice(user=u, quote=q, today=TODAY)
+
+
+def _remove_line(q, u):
+    services.quote_line_remove(user=u, quote=q, position=1, today=TODAY)
+
+
+REVISABLE = "Only a sent, declined or expired quote can be revised"
+
+
+@pytest.mark.parametrize(
+    ("setup", "call", "message"),
+    [
+        (_nothing, _accept, "Only a sent quote can be accepted"),
+        (_nothing, _decline, "Only a sent quote can be declined"),
+        (_send, _send, "Only a draft can be sent"),
+        (_sent_and_accepted, _reprice, REVISABLE),
+        (_sent_and_accepted, _remove_line, REVISABLE),
+        (_sent_and_accepted, _decline, "Only a sent quote can be declined"),
+    ],
+)
+def test_forbidden_transitions_change_nothing(rep, setup, call, message):
+    quote = quote_make(rep)
+    setup(quote, rep)
+    quote.refresh_from_db()
+    before = (quote.status, quote.current_revision_id, QuoteEvent.objects.count())
+    with pytest.raises(ValidationError, match=message):
+        call(quote, rep)
+    quote.refresh_from_db()
+    assert (quote.status, quote.current_revision_id, QuoteEvent.objects.count()) == before
+
+
+def test_a_quote_without_lines_cannot_be_sent(rep):
+    quote = quote_make(rep, lines=[])
+    with pytest.raises(ValidationError, match="without lines"):
+        services.quote_send(user=rep, quote=quote, today=TODAY)
+
+
+def test_a_quote_past_its_validity_cannot_be_sent_or_accepted(rep):
+    quote = quote_make(rep)
+    services.quote_send(user=rep, quote=quote, today=TODAY)
+    late = TODAY + dt.timedelta(days=31)
+    with pytest.raises(ValidationError, match="was valid until"):
+        services.quote_answer_record(user=rep, quote=quote, accept=True, today=late)
+
+
+# --- Discount approval ------------------------------------------------------------------------
+
+
+def test_discount_over_threshold_needs_a_manager(rep, manager):
+    quote = quote_make(rep)
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(15),
+        valid_until=TODAY + dt.timedelta(30),
+        contract_months=12,
+        today=TODAY,
+    )
+    with pytest.raises(ValidationError, match="must approve it before the quote is sent"):
+        services.quote_send(user=rep, quote=quote, today=TODAY)
+    with pytest.raises(ValidationError, match="Only a sales manager can approve"):
+        services.quote_discount_approve(user=rep, quote=quote, today=TODAY)
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    quote.refresh_from_db()
+    revision = quote.current_revision
+    assert (revision.approved_discount_pct, revision.approved_by) == (Decimal("15.00"), manager)
+    services.quote_send(user=rep, quote=quote, today=TODAY)
+    quote.refresh_from_db()
+    assert quote.status == "sent"
+
+
+def test_raising_an_approved_discount_needs_a_new_approval(rep, manager):
+    quote = quote_make(rep)
+    valid = TODAY + dt.timedelta(30)
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(15),
+        valid_until=valid,
+        contract_months=12,
+        today=TODAY,
+    )
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(20),
+        valid_until=valid,
+        contract_months=12,
+        today=TODAY,
+    )
+    with pytest.raises(ValidationError, match="must approve"):
+        services.quote_send(user=rep, quote=quote, today=TODAY)
+
+
+def test_discount_at_the_threshold_needs_no_approval(rep):
+    quote = quote_make(rep)
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(10),
+        valid_until=TODAY + dt.timedelta(30),
+        contract_months=12,
+        today=TODAY,
+    )
+    services.quote_send(user=rep, quote=quote, today=TODAY)
+    quote.refresh_from_db()
+    assert quote.status == "sent"
+
+
+# --- VAT, end to end --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("country", "vat_number", "is_business", "rate", "total", "note"),
+    [
+        ("FR", "", True, "20", "60000.00", None),
+        ("FR", "", False, "20", "60000.00", None),
+        ("DE", "DE123456789", True, "0", "50000.00", "intra-Community"),
+        ("DE", "", True, "20", "60000.00", "reverse charge"),
+        ("DE", "", False, "20", "60000.00", None),
+        ("US", "", True, "0", "50000.00", "export"),
+    ],
+)
+def test_vat_cases(rep, country, vat_number, is_business, rate, total, note):
+    quote = quote_make(rep, country=country, vat_number=vat_number, is_business=is_business)
+    figures = totals(quote)
+    assert figures.vat_rate_pct == Decimal(rate)
+    assert figures.one_off.total.amount == Decimal(total)
+    if note is None:
+        assert figures.vat_note is None or country != "FR"
+    else:
+        assert note.lower() in figures.vat_note.render().lower()
+
+
+# --- From a wizard request ----------------------------------------------------------------------
+
+
+def wizard_request_make(*, deployment="managed") -> QuoteRequest:
+    option = {
+        "tier": "balanced",
+        "servers": 2,
+        "parts": [
+            {
+                "kind": "chassis",
+                "sku": "CHS-1",
+                "name": "Supermicro 8U",
+                "quantity": 1,
+                "role": "",
+                "unit_price": "30000.00",
+            },
+            {
+                "kind": "gpu",
+                "sku": "GPU-H100",
+                "name": "NVIDIA H100",
+                "quantity": 8,
+                "role": "",
+                "unit_price": "25000.00",
+            },
+        ],
+        "totals": {
+            "gpus": 16,
+            "price": "460000.00",
+            "managed_monthly_price": "9000.00",
+            "currency": "EUR",
+        },
+        "checks": [],
+    }
+    texts = {"build": {"options": [option], "unmet": []}, "sizing": {"gpus": 16}, "tco": None}
+    result = WizardResult.objects.create(
+        language="fr",
+        answers={},
+        result={
+            "inputs": {"currency": "EUR", "deployment": deployment, "horizon_years": 3},
+            "model": {"name": "Llama"},
+            "chosen_tier": "balanced",
+            "by_language": {"en": texts, "fr": texts},
+        },
+    )
+    return QuoteRequest.objects.create(
+        result=result,
+        name="Ada",
+        company="Acme",
+        email="ada@example.com",
+        country="FR",
+        consent=True,
+    )
+
+
+def test_quote_from_a_wizard_request(rep, gpu):
+    quote_request = wizard_request_make()
+    quote = services.quote_create_from_request(user=rep, quote_request=quote_request)
+    lines = list(
+        quote.current_revision.lines.values_list("sku", "quantity", "unit_price", "recurrence")
+    )
+    assert lines == [
+        ("CHS-1", Decimal("2.00"), Decimal("30000.00"), "one_off"),
+        ("GPU-H100", Decimal("16.00"), Decimal("25000.00"), "one_off"),
+        ("", Decimal("1.00"), Decimal("9000.00"), "monthly"),
+    ]
+    assert (quote.origin, quote.language, quote.current_revision.contract_months) == (
+        "wizard",
+        "fr",
+        36,
+    )
+    assert quote.snapshot["option"]["tier"] == "balanced"
+    quote_request.refresh_from_db()
+    assert quote_request.status == "handled"
+    # A second click returns the same quote.
+    assert services.quote_create_from_request(user=rep, quote_request=quote_request) == quote
+    assert Quote.objects.count() == 1
+
+
+def test_no_managed_line_without_managed_hosting(rep):
+    quote = services.quote_create_from_request(
+        user=rep, quote_request=wizard_request_make(deployment="on_premises")
+    )
+    assert not quote.current_revision.lines.filter(recurrence="monthly").exists()
+
+
+# --- Expiry -------------------------------------------------------------------------------------
+
+
+def test_expiry_task_is_idempotent(rep):
+    quote = quote_make(rep)
+    sent = quote_make(rep)
+    services.quote_send(user=rep, quote=sent, today=TODAY)
+    QuoteRevision.objects.update(valid_until=timezone.localdate() - dt.timedelta(days=1))
+    assert expire_quotes.delay().get() == 2
+    assert expire_quotes.delay().get() == 0
+    assert set(Quote.objects.values_list("status", flat=True)) == {"expired"}
+    assert QuoteEvent.objects.filter(quote=quote, to_status="expired", actor=None).count() == 1
+
+
+def test_setup_roles_is_idempotent():
+    call_command("setup_roles")
+    call_command("setup_roles")
+    manager = Group.objects.get(name="sales manager")
+    assert manager.permissions.filter(codename="approve_discount").exists()
+    assert (
+        not Group.objects.get(name="sales rep")
+        .permissions.filter(codename="approve_discount")
+        .exists()
+    )
