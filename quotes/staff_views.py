@@ -21,6 +21,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from catalog.selectors import price_ages_get
 from quotes import quote_services as services
 from quotes.engine.numbering import display_number
 from quotes.engine.pricing import PricingError
@@ -181,6 +182,8 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "threshold": approval_threshold_pct(),
         "role": request.sales_role,
         "events": quote_events_get(quote=quote),
+        # Catalog prices past PRICE_STALE_DAYS: the frozen line price may need confirming.
+        "price_ages": price_ages_get(currency=quote.currency),
         "revisions": quote_revisions_get(quote=quote),
         "part_form": PartLineForm(initial={"quantity": 1, "discount_pct": 0}),
         "service_form": ServiceLineForm(initial={"quantity": 1, "discount_pct": 0}),

@@ -172,7 +172,8 @@ def test_pdf_carries_number_revision_lines_totals_and_vat_note(client, rep):
         assert expected in text, expected
 
 
-def test_sending_mails_the_pdf_once(rep, django_capture_on_commit_callbacks):
+def test_sending_mails_the_pdf_once(rep, django_capture_on_commit_callbacks, settings):
+    settings.SITE_URL = "https://quotes.example.com/"
     quote = quote_make(rep)
     with django_capture_on_commit_callbacks(execute=True):
         services.quote_send(user=rep, quote=quote)
@@ -180,7 +181,7 @@ def test_sending_mails_the_pdf_once(rep, django_capture_on_commit_callbacks):
     message = mail.outbox[0]
     assert message.to == ["ada@example.com"]
     assert quote.number in message.subject
-    assert f"/q/{quote.token}/" in message.body
+    assert f"https://quotes.example.com/q/{quote.token}/\n" in message.body
     (name, content, mimetype) = message.attachments[0]
     assert (name, mimetype) == (f"{quote.number}.pdf", "application/pdf")
     assert "€60,000.00" in _pdf_text(content)
@@ -227,3 +228,27 @@ def test_customer_page_in_french(client, rep):
     client.cookies["django_language"] = "fr"
     page = client.get(reverse("wizard:staff:public", args=[quote.token])).content.decode()
     assert "60\u00a0000,00\u00a0€" in page
+
+
+def test_a_line_whose_catalog_price_is_stale_is_flagged(client, rep, settings):
+    from tests.factories import gpu_make, price_make
+
+    gpu = gpu_make(sku="OLD-PRICE-GPU")
+    price_make(gpu, amount=Decimal("20000.00"), observed_on=dt.date(2025, 1, 1))
+    client.force_login(rep)
+    client.post(
+        reverse("wizard:staff:new"),
+        {"company": "Initech", "contact_name": "Peter", "email": "p@initech.example",
+         "country": "fr", "language": "en", "currency": "EUR", "is_business": "on"},
+    )  # fmt: skip
+    quote = Quote.objects.get()
+    client.post(
+        reverse("wizard:staff:line_add_part", args=[quote.pk]),
+        {"sku": "OLD-PRICE-GPU", "quantity": "1", "discount_pct": "0"},
+    )
+    settings.PRICE_STALE_DAYS = 100_000
+    assert "badge-stale" not in client.get(_detail(quote)).content.decode()
+    settings.PRICE_STALE_DAYS = 60
+    page = client.get(_detail(quote)).content.decode()
+    assert "OLD-PRICE-GPU" in page
+    assert "badge-stale" in page
