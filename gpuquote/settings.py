@@ -230,3 +230,6 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 24 * 60 * 60,  # seconds: once a day; the task is idempotent
     },
 }
+
+# The site's public address, prefixed to the links in e-mails (the customer's private quote link).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")

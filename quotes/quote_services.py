@@ -859,7 +859,8 @@ def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
             return False
         with translation.override(quote.language):
             document = quote_pdf_render(quote=quote, revision=revision)
-            context = {"quote": quote, "revision": revision, "link": quote_public_url(quote)}
+            link = settings.SITE_URL.rstrip("/") + quote_public_url(quote)
+            context = {"quote": quote, "revision": revision, "link": link}
             subject = render_to_string("email/quote_subject.txt", context).strip()
             body = render_to_string("email/quote_sent.txt", context)
             filename = quote_pdf_filename(quote=quote, revision=revision)
@@ -889,8 +890,7 @@ def quote_answer_notify(*, event_id: int) -> bool:
 
 
 def quote_public_url(quote: Quote) -> str:
-    """The path of the customer's private link (the e-mail's site prefix comes from settings)."""
+    """The path of the customer's private link (the e-mail prefixes ``settings.SITE_URL``)."""
     from django.urls import reverse
 
-    path = reverse("wizard:staff:public", kwargs={"token": quote.token})
-    return getattr(settings, "SITE_URL", "").rstrip("/") + path
+    return reverse("wizard:staff:public", kwargs={"token": quote.token})

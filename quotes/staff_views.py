@@ -185,15 +185,19 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # Catalog prices past PRICE_STALE_DAYS: the frozen line price may need confirming.
         "price_ages": price_ages_get(currency=quote.currency),
         "revisions": quote_revisions_get(quote=quote),
-        "part_form": PartLineForm(initial={"quantity": 1, "discount_pct": 0}),
-        "service_form": ServiceLineForm(initial={"quantity": 1, "discount_pct": 0}),
+        # Three forms on one page: distinct ids, so every label points at its own field.
+        "part_form": PartLineForm(auto_id="part_%s", initial={"quantity": 1, "discount_pct": 0}),
+        "service_form": ServiceLineForm(
+            auto_id="service_%s", initial={"quantity": 1, "discount_pct": 0}
+        ),
         "terms_form": TermsForm(
+            auto_id="terms_%s",
             initial={
                 "discount_pct": revision.discount_pct,
                 "valid_until": revision.valid_until,
                 "contract_months": revision.contract_months,
                 "notes": revision.notes,
-            }
+            },
         ),
         "editable": quote.status != "accepted",
         "public_path": services.quote_public_url(quote),
