@@ -236,7 +236,9 @@ def quote_create_from_request(
 
     user_role(user)
     locked = (
-        QuoteRequest.objects.select_for_update().select_related("result").get(pk=quote_request.pk)
+        QuoteRequest.objects.select_for_update(of=("self",))
+        .select_related("result")
+        .get(pk=quote_request.pk)
     )
     existing = locked.quotes.order_by("id").first()
     if existing is not None:
@@ -312,7 +314,11 @@ def quote_create_from_request(
 
 
 def _lock(quote: Quote) -> Quote:
-    return Quote.objects.select_for_update().select_related("current_revision").get(pk=quote.pk)
+    return (
+        Quote.objects.select_for_update(of=("self",))
+        .select_related("current_revision")
+        .get(pk=quote.pk)
+    )
 
 
 def _context(
@@ -785,7 +791,11 @@ def quote_customer_answer(
     name = name.strip()
     if not name:
         raise ValidationError({"name": [gettext("Type your name to sign the answer.")]})
-    quote = Quote.objects.select_for_update().select_related("current_revision").get(token=token)
+    quote = (
+        Quote.objects.select_for_update(of=("self",))
+        .select_related("current_revision")
+        .get(token=token)
+    )
     action = Action.ACCEPT if accept else Action.DECLINE
     previous, new = _answer(quote, action, role=Role.SALES_REP, today=today or timezone.localdate())
     event = _event(
@@ -811,7 +821,11 @@ def quote_expire_due(*, today: dt.date | None = None) -> list[int]:
     expired = []
     for pk in list(due):
         with transaction.atomic():
-            quote = Quote.objects.select_for_update().select_related("current_revision").get(pk=pk)
+            quote = (
+                Quote.objects.select_for_update(of=("self",))
+                .select_related("current_revision")
+                .get(pk=pk)
+            )
             revision = quote.current_revision
             context = QuoteContext(
                 role=Role.SYSTEM,

@@ -35,3 +35,15 @@ def _fresh_cache(request):
 
     cache.clear()
     yield
+
+
+@pytest.fixture
+def eager_celery():
+    """For tests that mean in-process tasks even when REDIS_URL points at a real broker (CI):
+    the task runs at once, its errors propagate. The real-worker tests are in tests/integration."""
+    from gpuquote.celery import app
+
+    saved = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved

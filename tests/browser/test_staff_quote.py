@@ -17,7 +17,11 @@ from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent
 from tests.quotes.test_quote_services import _user, wizard_request_make
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("eager_celery"),
+]
 
 PASSWORD = "not-a-real-password"  # what tests.quotes' _user sets
 DETAIL = re.compile(r"/staff/quotes/(\d+)/$")
