@@ -33,14 +33,9 @@ class PartKind(models.TextChoices):
     CHASSIS = "chassis", _("Chassis")
 
 
-class Part(models.Model):
-    kind = models.CharField(_("kind"), max_length=16, choices=PartKind.choices, editable=False)
-    sku = models.CharField(_("SKU"), max_length=64, unique=True)
-    vendor = models.CharField(_("vendor"), max_length=64)
-    model = models.CharField(_("model"), max_length=128)
-    source = models.TextField(_("specification source"), help_text=_("Datasheet URL(s)."))
-    notes = models.TextField(_("notes"), blank=True)
-    active = models.BooleanField(_("offered"), default=True)
+class Audited(models.Model):
+    """Who created and last changed a row, and when (set by the admin and the services)."""
+
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     created_by = models.ForeignKey(
@@ -61,6 +56,19 @@ class Part(models.Model):
         editable=False,
         related_name="+",
     )
+
+    class Meta:
+        abstract = True
+
+
+class Part(Audited):
+    kind = models.CharField(_("kind"), max_length=16, choices=PartKind.choices, editable=False)
+    sku = models.CharField(_("SKU"), max_length=64, unique=True)
+    vendor = models.CharField(_("vendor"), max_length=64)
+    model = models.CharField(_("model"), max_length=128)
+    source = models.TextField(_("specification source"), help_text=_("Datasheet URL(s)."))
+    notes = models.TextField(_("notes"), blank=True)
+    active = models.BooleanField(_("offered"), default=True)
 
     class Meta:
         ordering = ["kind", "vendor", "model"]
@@ -382,7 +390,7 @@ class FeedFormat(models.TextChoices):
     JSON = "json", "JSON"
 
 
-class PriceSource(models.Model):
+class PriceSource(Audited):
     """A price list fetched on a schedule (Celery beat); see ``catalog.services``."""
 
     name = models.CharField(_("name"), max_length=100, unique=True)
@@ -432,26 +440,6 @@ class PriceSource(models.Model):
     # The run lease: one refresh per source at a time, across hosts (see price_source_refresh).
     lock_token = models.CharField(max_length=32, blank=True, editable=False)
     locked_until = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("created by"),
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        editable=False,
-        related_name="+",
-    )
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("updated by"),
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        editable=False,
-        related_name="+",
-    )
 
     class Meta:
         ordering = ["name"]
