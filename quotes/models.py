@@ -441,6 +441,9 @@ class QuoteLine(models.Model):
         _("exchange rate"), max_digits=12, decimal_places=6, null=True, blank=True
     )
     source_currency = models.CharField(_("catalog currency"), max_length=3, blank=True)
+    # What the builder meant the part for ("boot" / "data" drives), so the server checks read
+    # the quote as it was built even when one SSD model serves both.
+    role = models.CharField(_("role"), max_length=8, blank=True)
 
     class Meta:
         ordering = ["revision", "position", "id"]
@@ -479,6 +482,7 @@ class QuoteEventKind(models.TextChoices):
     APPROVED = "approved", _("discount approved")
     EMAIL_SENT = "email_sent", _("e-mail sent")
     CUSTOMER_ANSWER = "customer_answer", _("customer's answer")
+    STAFF_NOTIFIED = "staff_notified", _("sales team notified")
 
 
 class QuoteEvent(models.Model):

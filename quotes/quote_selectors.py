@@ -12,9 +12,14 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from catalog.selectors import catalog_snapshot_get
+from quotes.engine.advice import build_needs
+from quotes.engine.configuration import BuildNeeds, Environment
+from quotes.engine.hand_build import QuotedPart, ServerReview, server_review
 from quotes.engine.money import Money
 from quotes.engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
 from quotes.engine.pricing import QuoteLine as EngineLine
+from quotes.engine.workload import WorkloadError, workload_from_dict
 from quotes.models import (
     Quote,
     QuoteEvent,
@@ -129,3 +134,65 @@ def quote_events_get(*, quote: Quote) -> QuerySet[QuoteEvent]:
 
 def quote_revisions_get(*, quote: Quote) -> QuerySet[QuoteRevision]:
     return quote.revisions.order_by("index")
+
+
+# --- The servers a quote describes, against the builder's rules ----------------------------------
+
+
+def quote_workload_get(*, quote: Quote) -> tuple[dict | None, Environment]:
+    """The workload the quote answers (the wizard's or the one staff chose) and its
+    environment; without one, the stricter production environment."""
+    inputs = (quote.snapshot or {}).get("inputs") or {}
+    workload = inputs.get("workload")
+    try:
+        environment = Environment(inputs.get("environment") or Environment.PRODUCTION)
+    except ValueError:
+        environment = Environment.PRODUCTION
+    return (workload if isinstance(workload, dict) else None), environment
+
+
+def _needs(quote: Quote) -> tuple[BuildNeeds | None, Environment]:
+    workload, environment = quote_workload_get(quote=quote)
+    if workload is None:
+        return None, environment
+    try:
+        parsed = workload_from_dict(workload)
+    except WorkloadError:
+        return None, environment  # a snapshot from an older engine: general rules only
+    inputs = quote.snapshot.get("inputs") or {}
+    _sizing, needs = build_needs(
+        parsed,
+        environment=environment,
+        currency=quote.currency,
+        growth_gpus=int(inputs.get("growth_gpus") or 0),
+    )
+    return needs, environment
+
+
+def quote_server_review_get(
+    *, quote: Quote, lines: list[QuoteLine] | None = None
+) -> ServerReview | None:
+    """The current revision's catalog parts read as servers and checked by the builder's rules
+    (``quotes.engine.hand_build``); None for a quote with no catalog part."""
+    if lines is None:
+        lines = revision_lines_get(revision=quote.current_revision)
+    snapshot = catalog_snapshot_get(currency=quote.currency)
+    specs = {
+        spec.sku: spec
+        for group in (
+            snapshot.chassis,
+            snapshot.gpus,
+            snapshot.cpus,
+            snapshot.memory,
+            snapshot.drives,
+            snapshot.nics,
+        )
+        for spec in group
+    }
+    parts = [
+        QuotedPart(sku=line.sku, spec=specs.get(line.sku), quantity=line.quantity, role=line.role)
+        for line in lines
+        if line.kind == "part" and line.sku
+    ]
+    needs, environment = _needs(quote)
+    return server_review(parts, needs=needs, environment=environment, currency=quote.currency)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -56,7 +56,12 @@ from quotes.models import (
     QuoteRevision,
     RecurrenceChoices,
 )
-from quotes.quote_selectors import approval_threshold_pct, revision_lines_get, revision_totals_get
+from quotes.quote_selectors import (
+    approval_threshold_pct,
+    quote_server_review_get,
+    revision_lines_get,
+    revision_totals_get,
+)
 
 REP_GROUP = "sales rep"
 MANAGER_GROUP = "sales manager"
@@ -113,6 +118,7 @@ class LineInput:
     discount_pct: Decimal = Decimal(0)
     exchange_rate: Decimal | None = None
     source_currency: str = ""
+    role: str = ""  # the builder's "boot" / "data" for drives
 
 
 def _event(
@@ -155,6 +161,7 @@ def _lines_create(revision: QuoteRevision, lines: Sequence[LineInput], start: in
             recurrence=line.recurrence,
             exchange_rate=line.exchange_rate,
             source_currency=line.source_currency,
+            role=line.role,
         )
         for offset, line in enumerate(lines)
     )
@@ -260,6 +267,7 @@ def quote_create_from_request(
             description=part["name"],
             quantity=Decimal(part["quantity"] * servers),
             unit_price=Decimal(part["unit_price"]),
+            role=part.get("role", ""),
         )
         for part in option["parts"]
     ]
@@ -383,6 +391,7 @@ def _line_input(line: QuoteLine) -> LineInput:
         discount_pct=line.discount_pct,
         exchange_rate=line.exchange_rate,
         source_currency=line.source_currency,
+        role=line.role,
     )
 
 
@@ -454,14 +463,9 @@ def _repriced(quote: Quote, line: QuoteLine) -> LineInput:
         fresh = _catalog_price(quote, part)
     except ValidationError:
         return kept
-    return LineInput(
-        kind=kept.kind,
-        description=kept.description,
-        quantity=kept.quantity,
+    return replace(
+        kept,
         unit_price=fresh.unit_price,
-        recurrence=kept.recurrence,
-        sku=kept.sku,
-        discount_pct=kept.discount_pct,
         exchange_rate=fresh.exchange_rate,
         source_currency=fresh.source_currency,
     )
@@ -725,15 +729,47 @@ def totals_to_dict(totals: QuoteTotals) -> dict[str, Any]:
 
 
 @transaction.atomic
-def quote_send(*, user: Any, quote: Quote, today: dt.date | None = None) -> Quote:
-    """Send the current revision: status ``sent``, then (after commit) the e-mail with the PDF."""
+def _failed_checks(quote: Quote, lines: list[QuoteLine], *, acknowledged: bool) -> list[str]:
+    """The server checks the quoted parts fail (in the quote's language, for the record).
+    Refuses when there are some and the user did not say they read them."""
+    review = quote_server_review_get(quote=quote, lines=lines)
+    if review is None or review.passed:
+        return []
+    failures = [message.render(gettext) for message in review.failures]
+    if not acknowledged:
+        raise ValidationError(
+            [
+                gettext(
+                    "The quoted servers fail %(count)s of the builder's checks (listed under "
+                    "Server checks). Read them, then tick “Send anyway” to send the "
+                    "quote as it is."
+                )
+                % {"count": len(failures)},
+                *failures,
+            ]
+        )
+    return failures
+
+
+def quote_send(
+    *,
+    user: Any,
+    quote: Quote,
+    today: dt.date | None = None,
+    failed_checks_acknowledged: bool = False,
+) -> Quote:
+    """Send the current revision: status ``sent``, then (after commit) the e-mail with the PDF.
+
+    Servers that fail the builder's checks are sent only when the user acknowledged the
+    failures; the sent event records them."""
     from quotes.tasks import send_quote_email
 
     quote = _lock(quote)
     today = today or timezone.localdate()
     revision = quote.current_revision
+    lines = revision_lines_get(revision=revision)
     try:
-        totals = revision_totals_get(quote=quote, revision=revision)
+        totals = revision_totals_get(quote=quote, revision=revision, lines=lines)
     except PricingError as error:
         raise _refused(error) from error
     context = _context(quote, user_role(user), today, totals)
@@ -741,12 +777,20 @@ def quote_send(*, user: Any, quote: Quote, today: dt.date | None = None) -> Quot
         result = transition(quote.status, Action.SEND, context=context)
     except TransitionError as error:
         raise _refused(error) from error
+    failed = _failed_checks(quote, lines, acknowledged=failed_checks_acknowledged)
     previous, quote.status = quote.status, result.status
     quote.save(update_fields=["status", "updated_at"])
     revision.sent_at = timezone.now()
     revision.sent_totals = totals_to_dict(totals)
     revision.save(update_fields=["sent_at", "sent_totals"])
-    _event(quote, QuoteEventKind.STATUS, user=user, from_status=previous, to_status=quote.status)
+    _event(
+        quote,
+        QuoteEventKind.STATUS,
+        user=user,
+        from_status=previous,
+        to_status=quote.status,
+        data={"sent_with_failed_checks": failed} if failed else None,
+    )
     quote_id, revision_id = quote.pk, revision.pk
     transaction.on_commit(lambda: send_quote_email.delay(quote_id, revision_id))
     return quote
@@ -891,15 +935,34 @@ def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
 
 
 def quote_answer_notify(*, event_id: int) -> bool:
-    """Tell the sales team (``SALES_NOTIFICATION_EMAIL``) what a customer answered."""
-    event = QuoteEvent.objects.select_related("quote").filter(pk=event_id).first()
-    if event is None:
-        return False
-    quote = event.quote
-    context = {"quote": quote, "event": event, "accepted": event.to_status == "accepted"}
-    subject = render_to_string("email/answer_subject.txt", context).strip()
-    body = render_to_string("email/answer_notification.txt", context)
-    EmailMessage(subject=subject, body=body, to=[settings.SALES_NOTIFICATION_EMAIL]).send()
+    """Tell the sales team (``SALES_NOTIFICATION_EMAIL``) what a customer answered, once: the
+    answer's row is locked and a ``staff_notified`` event records the message, so a retried or
+    duplicated task finds it and sends nothing. Returns whether a message went out."""
+    with transaction.atomic():
+        event = (
+            QuoteEvent.objects.select_for_update(of=("self",))
+            .select_related("quote")
+            .filter(pk=event_id)
+            .first()
+        )
+        if event is None:
+            return False
+        quote = event.quote
+        already = QuoteEvent.objects.filter(
+            quote=quote, kind=QuoteEventKind.STAFF_NOTIFIED, data__answer_event=event.pk
+        ).exists()
+        if already:
+            return False
+        context = {"quote": quote, "event": event, "accepted": event.to_status == "accepted"}
+        subject = render_to_string("email/answer_subject.txt", context).strip()
+        body = render_to_string("email/answer_notification.txt", context)
+        EmailMessage(subject=subject, body=body, to=[settings.SALES_NOTIFICATION_EMAIL]).send()
+        _event(
+            quote,
+            QuoteEventKind.STAFF_NOTIFIED,
+            revision=event.revision,
+            data={"answer_event": event.pk, "to": settings.SALES_NOTIFICATION_EMAIL},
+        )
     return True
 
 

@@ -9,7 +9,10 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from quotes.engine.builder import Environment, Tier
+from quotes.engine.model_registry import all_models
 from quotes.engine.pricing import MAX_CONTRACT_MONTHS
+from quotes.engine.workload import Task
 from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
 
 PCT = {"min_value": Decimal(0), "max_value": Decimal(100), "decimal_places": 2, "max_digits": 5}
@@ -110,6 +113,8 @@ ACTIONS = ("approve_discount", "send", "accept", "decline", "reprice")
 class ActionForm(forms.Form):
     action = forms.ChoiceField(choices=[(name, name) for name in ACTIONS])
     reason = forms.CharField(required=False, max_length=2000)
+    # Sending servers that fail the builder's checks needs this ticked (see quote_send).
+    acknowledge_checks = forms.BooleanField(required=False)
 
 
 class CustomerAnswerForm(forms.Form):
@@ -122,3 +127,68 @@ class CustomerAnswerForm(forms.Form):
     reason = forms.CharField(
         label=_("Comment (optional)"), required=False, max_length=2000, widget=forms.Textarea
     )
+
+
+def _model_choices() -> list[tuple[str, str]]:
+    return [("", _("Another model (give its size)")), *((m.id, m.name) for m in all_models())]
+
+
+class WorkloadForm(forms.Form):
+    """The job a staff quote answers, in the API's workload shape (the builder then proposes)."""
+
+    task = forms.ChoiceField(
+        label=_("Task"),
+        choices=[
+            (Task.INFERENCE.value, _("Inference")),
+            (Task.FINE_TUNING.value, _("Fine-tuning")),
+            (Task.PRETRAINING.value, _("Training from scratch")),
+        ],
+    )
+    model = forms.ChoiceField(label=_("Model"), choices=_model_choices, required=False)
+    parameters_billions = forms.DecimalField(
+        label=_("Parameters (billions), for another model"),
+        required=False,
+        min_value=Decimal("0.001"),
+        max_value=Decimal(100_000),
+        max_digits=9,
+        decimal_places=3,
+    )
+    environment = forms.ChoiceField(
+        label=_("Environment"),
+        choices=[
+            (Environment.PRODUCTION.value, _("Production")),
+            (Environment.EXPERIMENT.value, _("Experiment")),
+        ],
+    )
+    growth_gpus = forms.IntegerField(
+        label=_("GPU slots kept free per server"), min_value=0, max_value=16, initial=0
+    )
+    workload_json = forms.JSONField(
+        label=_("Detailed workload (JSON, as in the REST API; replaces the fields above)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if self.errors:
+            return data
+        workload = data.get("workload_json")
+        if workload in (None, "", {}):
+            workload = {"task": data["task"]}
+            if data.get("model"):
+                workload["model"] = data["model"]
+            elif data.get("parameters_billions"):
+                workload["parameters_billions"] = float(data["parameters_billions"])
+            else:
+                self.add_error("model", _("Choose a model or give the parameter count."))
+                return data
+        if not isinstance(workload, dict):
+            self.add_error("workload_json", _("Expected a JSON object."))
+            return data
+        data["workload"] = workload  # quote_workload_set validates it, field by field
+        return data
+
+
+class OptionApplyForm(forms.Form):
+    tier = forms.ChoiceField(choices=[(tier.value, tier.value) for tier in Tier])

@@ -22,11 +22,14 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from catalog.selectors import price_ages_get
+from quotes import quote_build_services as build_services
 from quotes import quote_services as services
 from quotes.engine.numbering import display_number
 from quotes.engine.pricing import PricingError
+from quotes.engine.rules import rule_get
 from quotes.engine.workflow import allowed_actions
 from quotes.models import Quote, QuoteRequest
+from quotes.presenters import option_to_dict, text
 from quotes.quote_pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.quote_selectors import (
     approval_threshold_pct,
@@ -36,7 +39,9 @@ from quotes.quote_selectors import (
     quote_list,
     quote_requests_new,
     quote_revisions_get,
+    quote_server_review_get,
     quote_status_counts,
+    quote_workload_get,
 )
 from quotes.staff_forms import (
     ActionForm,
@@ -44,10 +49,12 @@ from quotes.staff_forms import (
     DashboardFilterForm,
     LineRemoveForm,
     LineUpdateForm,
+    OptionApplyForm,
     PartLineForm,
     QuoteCreateForm,
     ServiceLineForm,
     TermsForm,
+    WorkloadForm,
 )
 
 LOGIN_URL = "wizard:staff:login"
@@ -177,6 +184,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
         actions = allowed_actions(quote.status, request.sales_role, workflow)
         approval_pending = workflow.approval_pending
     context |= {
+        "review": _review_context(quote),
         "actions": actions,
         "approval_pending": approval_pending,
         "threshold": approval_threshold_pct(),
@@ -200,9 +208,58 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             },
         ),
         "editable": quote.status != "accepted",
+        **_workload_context(quote),
         "public_path": services.quote_public_url(quote),
     }
     return render(request, "staff/quote_detail.html", context)
+
+
+def _review_context(quote: Quote) -> dict[str, Any] | None:
+    """The server checks of the quoted parts, as the page shows them (active language)."""
+    review = quote_server_review_get(quote=quote)
+    if review is None:
+        return None
+    return {
+        "passed": review.passed,
+        "with_workload": review.with_workload,
+        "servers": review.configuration.servers if review.configuration else None,
+        "problems": [message.render(gettext) for message in review.problems],
+        "checks": [
+            {
+                "rule": check.rule,
+                "title": rule_get(check.rule).title.render(gettext),
+                "passed": check.passed,
+                "warning": check.warning,
+                "detail": check.detail.render(gettext),
+            }
+            for check in review.checks
+        ],
+        "failed_count": len(review.failures),
+    }
+
+
+def _workload_context(quote: Quote) -> dict[str, Any]:
+    """The workload panel: the form (quotes not made from a wizard result) and the builder's
+    proposals for the stored workload, each with its price and how many checks pass."""
+    from_wizard = (quote.snapshot or {}).get("source") == build_services.WIZARD_SOURCE
+    workload, environment = quote_workload_get(quote=quote)
+    inputs = (quote.snapshot or {}).get("inputs") or {}
+    initial = {"environment": environment.value, "growth_gpus": inputs.get("growth_gpus", 0)}
+    if workload:
+        initial |= {
+            "task": workload.get("task"),
+            "model": workload.get("model") or "",
+            "parameters_billions": workload.get("parameters_billions"),
+            "workload_json": workload,
+        }
+    advice = None if from_wizard else build_services.quote_proposals_get(quote=quote)
+    return {
+        "from_wizard": from_wizard,
+        "workload": workload,
+        "workload_form": WorkloadForm(auto_id="workload_%s", initial=initial),
+        "proposals": [] if advice is None else [option_to_dict(o) for o in advice.build.options],
+        "proposals_unmet": [] if advice is None else [text(m) for m in advice.build.unmet],
+    }
 
 
 def _post(
@@ -279,12 +336,44 @@ def terms_update(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+@require_POST
+@sales_team
+def workload_set(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        WorkloadForm,
+        lambda quote, data: build_services.quote_workload_set(
+            user=request.user,
+            quote=quote,
+            workload=data["workload"],
+            environment=data["environment"],
+            growth_gpus=data["growth_gpus"],
+        ),
+    )
+
+
+@require_POST
+@sales_team
+def option_apply(request: HttpRequest, pk: int) -> HttpResponse:
+    return _post(
+        request,
+        pk,
+        OptionApplyForm,
+        lambda quote, data: build_services.quote_option_apply(
+            user=request.user, quote=quote, tier=data["tier"]
+        ),
+    )
+
+
 def _act(user: Any, quote: Quote, data: dict[str, Any]) -> object:
     action = data["action"]
     if action == "approve_discount":
         return services.quote_discount_approve(user=user, quote=quote)
     if action == "send":
-        return services.quote_send(user=user, quote=quote)
+        return services.quote_send(
+            user=user, quote=quote, failed_checks_acknowledged=data["acknowledge_checks"]
+        )
     if action == "reprice":
         return services.quote_reprice(user=user, quote=quote)
     return services.quote_answer_record(

@@ -88,8 +88,18 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     sign_out(page)
 
     # The rep sends it: one e-mail to the customer, the PDF attached, the absolute link.
+    # The request's parts are not in this test's catalog: the server checks say so, and the
+    # browser will not send before the rep ticks "Send anyway".
     sign_in(page, "rep")
     page.goto(detail_url)
+    checks = page.locator("#server-checks")
+    assert "CHS-1 is not in the catalog" in checks.inner_text()
+    action_button(page, "send").click()
+    quote.refresh_from_db()
+    assert page.url == detail_url
+    assert quote.status == "draft"
+    shoot(page, "staff-quote-server-checks")
+    page.check("#acknowledge-checks")
     action_button(page, "send").click()
     page.wait_for_load_state()
     quote.refresh_from_db()
@@ -120,3 +130,40 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     assert quote.status == "accepted"
     event = QuoteEvent.objects.get(quote=quote, kind="customer_answer")
     assert (event.actor_name, event.to_status, event.actor) == ("Ada Lovelace", "accepted", None)
+
+
+def test_a_rep_builds_a_server_from_a_workload_and_sees_a_broken_rule(
+    new_page, shoot, django_user_model
+):
+    call_command("load_catalog", stdout=StringIO())
+    _user(django_user_model, "rep", services.REP_GROUP)
+    page = new_page("en")
+    sign_in(page, "rep")
+    page.goto("/staff/quotes/new/")
+    for name, value in {"company": "Initech", "contact_name": "Peter",
+                        "email": "p@initech.example", "country": "FR"}.items():  # fmt: skip
+        page.fill(f"[name={name}]", value)
+    page.click("form.panel button[type=submit]")
+    page.wait_for_url(DETAIL)
+
+    # The job: serve Llama 3.1 8B in production; the builder proposes, one click applies.
+    page.select_option("#workload_model", "llama-3.1-8b")
+    page.click("#workload button[type=submit]")
+    page.wait_for_load_state()
+    budget = page.locator("#workload tr[data-tier=budget]")
+    budget.locator("button").click()
+    page.wait_for_load_state()
+    checks = page.locator("#server-checks")
+    assert "pass every check" in checks.inner_text()
+    assert page.locator("#acknowledge-checks").count() == 0
+
+    # One memory module left: the RAM rule fails, with its figures, and sending asks for a tick.
+    memory_row = page.locator("table.lines tbody tr", has_text="DDR5")
+    quantity = memory_row.locator("input[name=quantity]")
+    quantity.fill("1")
+    memory_row.locator("button:has-text('Update')").click()
+    page.wait_for_load_state()
+    failed = page.locator("#server-checks li.check.fail[data-rule=system_ram]")
+    assert "GB" in failed.inner_text()
+    assert page.locator("#acknowledge-checks").count() == 1
+    shoot(page, "staff-quote-hand-build")

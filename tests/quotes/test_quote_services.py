@@ -172,7 +172,7 @@ def test_price_in_the_other_currency_is_converted_at_the_recorded_rate(rep, gpu)
 
 def test_editing_a_sent_quote_creates_revision_b(rep):
     quote = quote_make(rep)
-    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     services.quote_terms_update(
         user=rep,
         quote=quote,
@@ -196,7 +196,7 @@ def test_editing_a_sent_quote_creates_revision_b(rep):
 def test_send_then_accept(rep, django_capture_on_commit_callbacks):
     quote = quote_make(rep)
     with django_capture_on_commit_callbacks(execute=True):
-        services.quote_send(user=rep, quote=quote, today=TODAY)
+        services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     services.quote_answer_record(user=rep, quote=quote, accept=True, today=TODAY)
     quote.refresh_from_db()
     assert quote.status == "accepted"
@@ -210,7 +210,7 @@ def test_send_then_accept(rep, django_capture_on_commit_callbacks):
 
 def test_send_then_decline_then_revise(rep):
     quote = quote_make(rep)
-    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     services.quote_answer_record(user=rep, quote=quote, accept=False, today=TODAY)
     services.quote_reprice(user=rep, quote=quote, today=TODAY)
     quote.refresh_from_db()
@@ -218,7 +218,7 @@ def test_send_then_decline_then_revise(rep):
 
 
 def _send(q, u):
-    services.quote_send(user=u, quote=q, today=TODAY)
+    services.quote_send(user=u, quote=q, today=TODAY, failed_checks_acknowledged=True)
 
 
 def _accept(q, u):
@@ -274,12 +274,12 @@ def test_forbidden_transitions_change_nothing(rep, setup, call, message):
 def test_a_quote_without_lines_cannot_be_sent(rep):
     quote = quote_make(rep, lines=[])
     with pytest.raises(ValidationError, match="without lines"):
-        services.quote_send(user=rep, quote=quote, today=TODAY)
+        services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
 
 
 def test_a_quote_past_its_validity_cannot_be_sent_or_accepted(rep):
     quote = quote_make(rep)
-    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     late = TODAY + dt.timedelta(days=31)
     with pytest.raises(ValidationError, match="was valid until"):
         services.quote_answer_record(user=rep, quote=quote, accept=True, today=late)
@@ -299,14 +299,14 @@ def test_discount_over_threshold_needs_a_manager(rep, manager):
         today=TODAY,
     )
     with pytest.raises(ValidationError, match="must approve it before the quote is sent"):
-        services.quote_send(user=rep, quote=quote, today=TODAY)
+        services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     with pytest.raises(ValidationError, match="Only a sales manager can approve"):
         services.quote_discount_approve(user=rep, quote=quote, today=TODAY)
     services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
     quote.refresh_from_db()
     revision = quote.current_revision
     assert (revision.approved_discount_pct, revision.approved_by) == (Decimal("15.00"), manager)
-    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     quote.refresh_from_db()
     assert quote.status == "sent"
 
@@ -332,7 +332,7 @@ def test_raising_an_approved_discount_needs_a_new_approval(rep, manager):
         today=TODAY,
     )
     with pytest.raises(ValidationError, match="must approve"):
-        services.quote_send(user=rep, quote=quote, today=TODAY)
+        services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
 
 
 def test_discount_at_the_threshold_needs_no_approval(rep):
@@ -345,7 +345,7 @@ def test_discount_at_the_threshold_needs_no_approval(rep):
         contract_months=12,
         today=TODAY,
     )
-    services.quote_send(user=rep, quote=quote, today=TODAY)
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     quote.refresh_from_db()
     assert quote.status == "sent"
 
@@ -466,7 +466,7 @@ def test_no_managed_line_without_managed_hosting(rep):
 def test_expiry_task_is_idempotent(rep):
     quote = quote_make(rep)
     sent = quote_make(rep)
-    services.quote_send(user=rep, quote=sent, today=TODAY)
+    services.quote_send(user=rep, quote=sent, today=TODAY, failed_checks_acknowledged=True)
     QuoteRevision.objects.update(valid_until=timezone.localdate() - dt.timedelta(days=1))
     assert expire_quotes.delay().get() == 2
     assert expire_quotes.delay().get() == 0

@@ -176,7 +176,7 @@ def test_sending_mails_the_pdf_once(rep, django_capture_on_commit_callbacks, set
     settings.SITE_URL = "https://quotes.example.com/"
     quote = quote_make(rep)
     with django_capture_on_commit_callbacks(execute=True):
-        services.quote_send(user=rep, quote=quote)
+        services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["ada@example.com"]
@@ -195,7 +195,7 @@ def test_sending_mails_the_pdf_once(rep, django_capture_on_commit_callbacks, set
 def test_customer_accepts_from_the_link(client, rep, django_capture_on_commit_callbacks, settings):
     settings.SALES_NOTIFICATION_EMAIL = "sales@example.com"
     quote = quote_make(rep)
-    services.quote_send(user=rep, quote=quote)
+    services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
     url = reverse("wizard:staff:public", args=[quote.token])
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url, {"name": "Ada Lovelace", "decision": "accept"})

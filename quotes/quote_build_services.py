@@ -1,0 +1,159 @@
+"""A staff quote made from a workload: staff choose the job, the builder proposes servers.
+
+``quote_workload_set`` stores the workload on the quote (its snapshot, in the shape the wizard
+stores, so the server checks and the builder read both alike); ``quote_proposals_get`` runs the
+builder on it against today's catalog; ``quote_option_apply`` puts one proposal's parts on the
+quote, in place of the catalog parts it had, at the catalog prices of now (frozen from then on).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from quotes.engine.advice import Advice
+from quotes.engine.builder import Environment, Tier
+from quotes.engine.workload import WorkloadError, workload_from_dict
+from quotes.models import LineKindChoices, Quote, QuoteEventKind
+from quotes.presenters import text
+from quotes.quote_selectors import quote_workload_get
+from quotes.quote_services import (
+    LineInput,
+    _check_prices,
+    _editable,
+    _event,
+    _line_input,
+    _lines_create,
+    _lock,
+    user_role,
+)
+from quotes.selectors import advice_get
+
+WIZARD_SOURCE = "wizard_result"
+STAFF_SOURCE = "staff_workload"
+
+
+def _workload_errors(error: WorkloadError) -> ValidationError:
+    return ValidationError(
+        [
+            f"{path}: {text(message)}"
+            for path, messages in error.errors.items()
+            for message in messages
+        ]
+    )
+
+
+@transaction.atomic
+def quote_workload_set(
+    *,
+    user: Any,
+    quote: Quote,
+    workload: dict[str, Any],
+    environment: str,
+    growth_gpus: int = 0,
+) -> Quote:
+    """The job the quote answers. A quote made from the customer's wizard result keeps the
+    customer's workload (its TCO belongs to it)."""
+    user_role(user)
+    quote = _lock(quote)
+    if quote.status == "accepted":
+        raise ValidationError(gettext("An accepted quote is final."))
+    if (quote.snapshot or {}).get("source") == WIZARD_SOURCE:
+        raise ValidationError(
+            gettext("This quote answers the customer's wizard result; its workload stays theirs.")
+        )
+    try:
+        workload_from_dict(workload)
+    except WorkloadError as error:
+        raise _workload_errors(error) from error
+    Environment(environment)  # the form offers only valid values
+    quote.snapshot = {
+        "source": STAFF_SOURCE,
+        "inputs": {
+            "workload": workload,
+            "environment": environment,
+            "growth_gpus": growth_gpus,
+            "currency": quote.currency,
+        },
+    }
+    quote.save(update_fields=["snapshot", "updated_at"])
+    _event(
+        quote,
+        QuoteEventKind.EDITED,
+        user=user,
+        reason=gettext("workload chosen"),
+        data={"workload": workload, "environment": environment},
+    )
+    return quote
+
+
+def quote_proposals_get(*, quote: Quote) -> Advice | None:
+    """The builder's options for the quote's workload against today's catalog (None: none)."""
+    workload, environment = quote_workload_get(quote=quote)
+    if workload is None:
+        return None
+    try:
+        parsed = workload_from_dict(workload)
+    except WorkloadError:
+        return None
+    inputs = quote.snapshot.get("inputs") or {}
+    return advice_get(
+        workload=parsed,
+        environment=environment,
+        currency=quote.currency,
+        growth_gpus=int(inputs.get("growth_gpus") or 0),
+    )
+
+
+@transaction.atomic
+def quote_option_apply(
+    *, user: Any, quote: Quote, tier: str, today: dt.date | None = None
+) -> Quote:
+    """Replace the quote's catalog parts with the builder's ``tier`` option (services stay)."""
+    quote = _lock(quote)
+    advice = quote_proposals_get(quote=quote)
+    option = None
+    if advice is not None:
+        option = next((o for o in advice.build.options if o.tier == Tier(tier)), None)
+    if option is None:
+        raise ValidationError(
+            gettext("The builder has no %(tier)s option for this workload any more.")
+            % {"tier": tier}
+        )
+    revision = _editable(
+        quote,
+        user=user,
+        today=today or timezone.localdate(),
+        reason=gettext("builder's configuration applied"),
+    )
+    kept = [line for line in revision.lines.order_by("position") if line.kind != "part"]
+    revision.lines.all().delete()
+    parts = [
+        LineInput(
+            kind=LineKindChoices.PART,
+            sku=part.sku,
+            description=part.name,
+            quantity=Decimal(part.quantity * option.servers),
+            unit_price=part.unit_price.amount,
+            role=part.role,
+        )
+        for part in option.parts
+    ]
+    services = [_line_input(line) for line in kept]
+    _lines_create(revision, [*parts, *services])
+    _check_prices(quote, revision)
+    _event(
+        quote,
+        QuoteEventKind.EDITED,
+        user=user,
+        revision=revision,
+        reason=gettext("builder's configuration applied"),
+        data={"tier": str(option.tier), "servers": option.servers},
+    )
+    return quote
