@@ -157,10 +157,22 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "quotes.api.auth.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": env_str("API_ANON_RATE", "120/minute")},
+    "DEFAULT_THROTTLE_CLASSES": [
+        "quotes.api.auth.AnonymousThrottle",
+        "quotes.api.auth.PartnerKeyThrottle",
+    ],
+    # Per client address without a key / per API key; shared by every host through the cache
+    # (Redis when REDIS_URL is set).
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_ANON_RATE", "120/minute"),
+        "partner": env_str("API_PARTNER_RATE", "600/minute"),
+    },
+    "DEFAULT_PAGINATION_CLASS": "gpuquote.api.pagination.Pagination",
     "EXCEPTION_HANDLER": "gpuquote.api.errors.problem_exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),

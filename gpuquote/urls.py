@@ -17,6 +17,7 @@ urlpatterns = [
     # "/" opens the wizard's first step; "home" stays the name the templates link to.
     path("", wizard_views.wizard_step, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("livez", views.livez, name="livez"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"))),

@@ -9,3 +9,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def livez(request: HttpRequest) -> JsonResponse:
+    """Liveness: the process answers (no database). Also the load benchmark's baseline view."""
+    return JsonResponse({"status": "ok"})

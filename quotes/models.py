@@ -270,6 +270,15 @@ class Quote(models.Model):
         blank=True,
         related_name="quotes",
     )
+    partner = models.ForeignKey(
+        "quotes.Partner",
+        verbose_name=_("partner"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="quotes",
+        help_text=_("The API partner that created the quote; it alone sees it over the API."),
+    )
     current_revision = models.ForeignKey(
         "QuoteRevision",
         verbose_name=_("current revision"),
@@ -530,3 +539,15 @@ class QuoteEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quote_id} {self.kind} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+# The partner API's models live in their own module of the same app.
+from quotes.partner_models import (  # noqa: E402, F401
+    ApiKey,
+    DeliveryStatus,
+    IdempotencyRecord,
+    Partner,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
+)

@@ -1,5 +1,10 @@
-"""One error shape for the whole API: {"message": ..., "errors": {field: [...]}}.
+"""One error shape for the whole API, RFC 9457 problem details plus the bad fields:
 
+    {"type": "https://gpuquote.example/problems/invalid-input", "title": "Invalid input",
+     "status": 400, "detail": "The request has invalid fields.",
+     "message": "The request has invalid fields.", "errors": {"field.path": ["..."]}}
+
+``message`` repeats ``detail`` (the API's first versions had only ``message`` and ``errors``).
 Every DRF exception, and every engine error translated at the edge, goes through
 ``problem_exception_handler`` so that a partner parses one format.
 """
@@ -48,16 +53,44 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or "non_field_errors": [str(detail)]}
 
 
+PROBLEM_BASE = "https://gpuquote.example/problems/"
+# Status -> (type slug, title): one documented type per status the API gives (docs/api.md).
+PROBLEM_TYPES = {
+    400: ("invalid-input", "Invalid input"),
+    401: ("unauthenticated", "Authentication required"),
+    403: ("forbidden", "Forbidden"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    406: ("not-acceptable", "Not acceptable"),
+    409: ("conflict", "Conflict"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+    422: ("unprocessable", "Unprocessable request"),
+    429: ("throttled", "Too many requests"),
+}
+
+
+def problem(status_code: int, detail: str, errors: dict[str, list[str]] | None = None) -> dict:
+    slug, title = PROBLEM_TYPES.get(status_code, ("error", "Error"))
+    return {
+        "type": PROBLEM_BASE + slug,
+        "title": title,
+        "status": status_code,
+        "detail": detail,
+        "message": detail,
+        "errors": errors or {},
+    }
+
+
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     response = exception_handler(exc, context)
     if response is None:
         return None
     if isinstance(exc, InputError):
-        body = {"message": str(exc.detail), "errors": exc.errors}
+        detail, errors = str(exc.detail), exc.errors
     elif isinstance(exc, ValidationError):
-        body = {"message": _("The request has invalid fields."), "errors": _flatten(exc.detail)}
+        detail, errors = _("The request has invalid fields."), _flatten(exc.detail)
     else:
-        detail = response.data.get("detail", "") if isinstance(response.data, dict) else ""
-        body = {"message": str(detail), "errors": {}}
-    response.data = body
+        found = response.data.get("detail", "") if isinstance(response.data, dict) else ""
+        detail, errors = str(found), {}
+    response.data = problem(response.status_code, detail, errors)
     return response

@@ -96,7 +96,7 @@ def test_bad_input_is_a_400_naming_the_field_and_the_allowed_values(
     response = client.post(SIZING, payload, content_type="application/json")
     assert response.status_code == 400
     body = response.json()
-    assert set(body) == {"message", "errors"}
+    assert set(body) == {"type", "title", "status", "detail", "message", "errors"}
     assert field in body["errors"], body
     assert fragment in " ".join(body["errors"][field])
 
