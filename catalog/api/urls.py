@@ -1,3 +1,11 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from catalog.api import views
+
+urlpatterns = [
+    path("catalog/gpus/", views.GpuListView.as_view(), name="catalog-gpus"),
+    path("catalog/gpus/<str:sku>/", views.GpuDetailView.as_view(), name="catalog-gpu"),
+    path("catalog/cpus/", views.CpuListView.as_view(), name="catalog-cpus"),
+    path("catalog/chassis/", views.ChassisListView.as_view(), name="catalog-chassis"),
+    path("catalog/prices/", views.CurrentPriceListView.as_view(), name="catalog-prices"),
+]
