@@ -50,6 +50,7 @@ from catalog.models import (
     RunTrigger,
 )
 from quotes.engine.money import CURRENCIES, round_money
+from quotes.webhooks import PRICE_CHANGES_PER_EVENT, webhooks_prices_changed
 
 PART_MODELS: dict[str, type[Part]] = {
     PartKind.GPU: Gpu,
@@ -305,6 +306,8 @@ class FeedOutcome:
     rows_quarantined: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
     message: str = ""
+    # The first recorded part prices, for the price.changed webhook event (not stored).
+    price_changes: list[dict[str, Any]] = field(default_factory=list)
 
     def reject(self, error: RowError) -> None:
         self.rows_rejected += 1
@@ -379,10 +382,16 @@ def price_feed_apply(
                     apply_chunk(source=source, run=run, rows=valid, outcome=outcome)
                 outcome.errors_settle(since=reported)
             _feed_accept_or_raise(outcome)
+            webhooks_prices_changed(
+                source_name=source.name,
+                changed=outcome.price_changes,
+                changed_total=outcome.rows_changed,
+            )
     except _FeedRejectedError as exc:
         outcome.status = RunStatus.REJECTED
         outcome.message = str(exc)
         outcome.rows_changed = outcome.rows_unchanged = outcome.rows_quarantined = 0
+        outcome.price_changes = []
         return outcome
     outcome.status = RunStatus.APPLIED_WITH_ERRORS if outcome.rows_rejected else RunStatus.APPLIED
     outcome.message = (
@@ -550,6 +559,19 @@ def _part_chunk_apply(
             for key, row, amount, _ in to_record
         ),
         batch_size=BULK_BATCH_ROWS,
+    )
+    room = PRICE_CHANGES_PER_EVENT - len(outcome.price_changes)
+    outcome.price_changes.extend(
+        {
+            "sku": row.sku,
+            "kind": found[row.sku][1],
+            "price_kind": price_kind,
+            "currency": row.currency,
+            "old_amount": now[0] if now else None,
+            "new_amount": amount,
+            "observed_on": row.observed_on,
+        }
+        for _, row, amount, now in to_record[: max(room, 0)]
     )
     QuarantinedPrice.objects.bulk_create(
         (

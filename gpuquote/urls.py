@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from gpuquote import views
@@ -21,5 +21,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"))),
+    # Anything else under /api/: a JSON problem, never the site's HTML 404 page.
+    re_path(r"^api/", views.api_not_found),
     path("", include("quotes.urls")),
 ]

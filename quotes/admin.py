@@ -10,6 +10,9 @@ from quotes.models import (
     QuoteRequestStatus,
     QuoteRevision,
     RegionAssumption,
+    Webhook,
+    WebhookAttempt,
+    WebhookDelivery,
     WizardResult,
 )
 
@@ -144,3 +147,66 @@ class QuoteAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+# --- Partner webhooks: registered over the API; staff can switch one off and read deliveries ---
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Partners register webhooks over the API; here staff only switch one on or off. The
+    signing secret is not shown (the partner got it once, when registering)."""
+
+    list_display = ("partner", "url", "is_active", "created_at")
+    list_filter = ("is_active", "partner")
+    search_fields = ("url", "partner__name")
+    list_select_related = ("partner",)
+    fields = ("partner", "url", "events", "is_active", "created_at")
+    readonly_fields = ("partner", "url", "events", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    fields = ("number", "attempted_at", "response_status", "error", "duration_ms")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """Read-only: what was sent to whom, and each attempt's answer."""
+
+    list_display = ("created_at", "event_type", "webhook", "status", "attempt_count")
+    list_filter = ("status", "event_type")
+    search_fields = ("event_id", "webhook__url", "webhook__partner__name")
+    date_hierarchy = "created_at"
+    list_select_related = ("webhook__partner",)
+    fields = (
+        "webhook",
+        "event_id",
+        "event_type",
+        "status",
+        "attempt_count",
+        "created_at",
+        "delivered_at",
+        "payload",
+    )
+    readonly_fields = fields
+    inlines = [WebhookAttemptInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+# Partners and their API keys.
+from quotes import partner_admin  # noqa: E402, F401

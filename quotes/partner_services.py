@@ -18,21 +18,27 @@ from quotes.models import ApiKey, Partner
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
+def api_key_secret_assign(key: ApiKey) -> str:
+    """Give an unsaved key its prefix and hash; returns the raw key (show it once)."""
+    new = key_new()
+    key.prefix, key.key_hash = new.prefix, new.hash
+    return new.raw
+
+
 @transaction.atomic
 def api_key_issue(
     *, partner: Partner, name: str, expires_at: dt.datetime | None = None, user: Any = None
 ) -> tuple[ApiKey, str]:
     """A new key for the partner and its raw value (show it once; it cannot be recovered)."""
-    new = key_new()
-    key = ApiKey.objects.create(
+    key = ApiKey(
         partner=partner,
         name=name,
-        prefix=new.prefix,
-        key_hash=new.hash,
         expires_at=expires_at,
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
-    return key, new.raw
+    raw = api_key_secret_assign(key)
+    key.save()
+    return key, raw
 
 
 def api_key_revoke(*, key: ApiKey) -> ApiKey:

@@ -45,6 +45,7 @@ from quotes.engine.workflow import (
 )
 from quotes.models import (
     LineKindChoices,
+    Partner,
     Quote,
     QuoteCounter,
     QuoteEvent,
@@ -55,6 +56,7 @@ from quotes.models import (
     QuoteRequestStatus,
     QuoteRevision,
     RecurrenceChoices,
+    WizardResult,
 )
 from quotes.quote_selectors import (
     approval_threshold_pct,
@@ -133,6 +135,11 @@ def _event(
     reason: str = "",
     data: dict[str, Any] | None = None,
 ) -> QuoteEvent:
+    if from_status and to_status and from_status != to_status:
+        # Every status change is recorded here: tell the quote's API partner too.
+        from quotes.webhooks import webhooks_quote_status_changed
+
+        webhooks_quote_status_changed(quote=quote, from_status=from_status, to_status=to_status)
     return QuoteEvent.objects.create(
         quote=quote,
         revision=revision or quote.current_revision,
@@ -183,11 +190,13 @@ def quote_create(
     exchange_rate: Decimal | None = None,
     snapshot: dict[str, Any] | None = None,
     request: QuoteRequest | None = None,
+    partner: Partner | None = None,
     lines: Sequence[LineInput] = (),
     contract_months: int = 12,
     today: dt.date | None = None,
 ) -> Quote:
-    """A new quote numbered ``Q-<year>-<sequence>`` with its first revision (A), in draft."""
+    """A new quote numbered ``Q-<year>-<sequence>`` with its first revision (A), in draft.
+    ``partner_api`` quotes have a partner and no staff user."""
     if origin != QuoteOrigin.PARTNER_API:
         user_role(user)
     now = timezone.now()
@@ -210,6 +219,7 @@ def quote_create(
         exchange_rate=exchange_rate,
         snapshot=snapshot or {},
         request=request,
+        partner=partner,
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
     quote.full_clean(exclude=["current_revision"])
@@ -233,24 +243,22 @@ def _wizard_option(data: dict[str, Any], texts: dict[str, Any]) -> dict[str, Any
     return next((o for o in options if o["tier"] == data["chosen_tier"]), None)
 
 
-@transaction.atomic
-def quote_create_from_request(
-    *, user: Any, quote_request: QuoteRequest, today: dt.date | None = None
+def quote_create_from_result(
+    *,
+    user: Any,
+    result: WizardResult,
+    customer: dict[str, Any],
+    origin: str,
+    request: QuoteRequest | None = None,
+    partner: Partner | None = None,
+    today: dt.date | None = None,
 ) -> Quote:
-    """One click: the stored configuration's parts at the stored prices, plus a managed-hosting
-    monthly line when the customer chose managed hosting. Clicking twice gives the same quote."""
+    """A quote of a stored wizard result: its chosen configuration's parts at the stored
+    prices, plus a managed-hosting monthly line when the customer chose managed hosting.
+    ``customer``: company, contact_name, email, country, and optionally vat_number, is_business.
+    Call inside a transaction."""
     from quotes.wizard_services import result_texts
 
-    user_role(user)
-    locked = (
-        QuoteRequest.objects.select_for_update(of=("self",))
-        .select_related("result")
-        .get(pk=quote_request.pk)
-    )
-    existing = locked.quotes.order_by("id").first()
-    if existing is not None:
-        return existing
-    result = locked.result
     data = result.result
     inputs = data["inputs"]
     texts = result_texts(result)
@@ -297,20 +305,47 @@ def quote_create_from_request(
         "sizing": texts["sizing"],
         "tco": texts["tco"],
     }
-    quote = quote_create(
+    return quote_create(
         user=user,
-        origin=QuoteOrigin.WIZARD,
-        company=locked.company,
-        contact_name=locked.name,
-        email=locked.email,
-        country=locked.country,
-        is_business=True,
+        origin=origin,
+        **customer,
         language=result.language,
         currency=inputs["currency"],
         snapshot=snapshot,
-        request=locked,
+        request=request,
+        partner=partner,
         lines=lines,
         contract_months=max(1, min(120, int(inputs.get("horizon_years") or 1) * 12)),
+        today=today,
+    )
+
+
+@transaction.atomic
+def quote_create_from_request(
+    *, user: Any, quote_request: QuoteRequest, today: dt.date | None = None
+) -> Quote:
+    """One click: the request's wizard result as a quote. Clicking twice gives the same quote."""
+    user_role(user)
+    locked = (
+        QuoteRequest.objects.select_for_update(of=("self",))
+        .select_related("result")
+        .get(pk=quote_request.pk)
+    )
+    existing = locked.quotes.order_by("id").first()
+    if existing is not None:
+        return existing
+    quote = quote_create_from_result(
+        user=user,
+        result=locked.result,
+        customer={
+            "company": locked.company,
+            "contact_name": locked.name,
+            "email": locked.email,
+            "country": locked.country,
+            "is_business": True,
+        },
+        origin=QuoteOrigin.WIZARD,
+        request=locked,
         today=today,
     )
     locked.status = QuoteRequestStatus.HANDLED
@@ -720,6 +755,7 @@ def totals_to_dict(totals: QuoteTotals) -> dict[str, Any]:
         "currency": totals.currency,
         "one_off": amounts(totals.one_off),
         "monthly": amounts(totals.monthly),
+        "first_invoice": amounts(totals.first_invoice),
         "contract": amounts(totals.contract),
         "contract_months": totals.contract_months,
         "effective_discount_pct": str(totals.effective_discount_pct),

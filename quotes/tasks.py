@@ -3,7 +3,8 @@
 ``send_quote_email`` retries only errors a later attempt can fix (the mail server refusing or
 unreachable), with exponential backoff; the service records the sent e-mail, so a retried or
 duplicated message never mails the customer twice. ``expire_quotes`` runs daily (the beat
-entry is in ``settings.CELERY_BEAT_SCHEDULE``).
+entry is in ``settings.CELERY_BEAT_SCHEDULE``). ``deliver_webhook`` makes one try at a partner
+webhook delivery per run and retries while the receiver fails; its last try marks it failed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import smtplib
 from celery import shared_task
 
 from quotes.quote_services import quote_answer_notify, quote_email_send, quote_expire_due
+from quotes.webhooks import WebhookDeliveryError, webhook_deliver
 
 RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
 
@@ -45,3 +47,26 @@ def notify_quote_answer(event_id: int) -> bool:
 @shared_task(name="quotes.expire_quotes", acks_late=True)
 def expire_quotes() -> int:
     return len(quote_expire_due())
+
+
+# Nine tries over at most about two hours: the waits are capped at 30 s, 1, 2, 4, 8, 16, 32 min
+# and 1 h, each drawn at random below its cap ("full jitter": a receiver coming back up is not
+# hit by every pending retry at once).
+WEBHOOK_MAX_RETRIES = 8
+
+
+@shared_task(
+    bind=True,
+    name="quotes.deliver_webhook",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(WebhookDeliveryError,),
+    max_retries=WEBHOOK_MAX_RETRIES,
+    retry_backoff=30,
+    retry_backoff_max=60 * 60,
+    retry_jitter=True,
+)
+def deliver_webhook(self, delivery_id: int) -> bool:
+    return webhook_deliver(
+        delivery_id=delivery_id, last_attempt=self.request.retries >= self.max_retries
+    )

@@ -64,8 +64,8 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     assert quote_request.status == "handled"
     detail_url = page.url
     page.fill("#terms [name=discount_pct]", "15")  # the line forms have one too
-    page.click("#terms button[type=submit]")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.click("#terms button[type=submit]")
     assert "Saved." in page.locator("[role=status]").first.inner_text()
 
     # Over the 10 % threshold: no Send button, and the page says why.
@@ -79,8 +79,8 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     # The manager approves.
     sign_in(page, "manager")
     page.goto(detail_url)
-    action_button(page, "approve_discount").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        action_button(page, "approve_discount").click()
     approval = page.locator("p.note", has_text="approved by manager").inner_text()
     assert re.match(r"Discount of 15(\.00)?\s%", approval), approval
     assert page.locator("p.error-summary[role=alert]").count() == 0
@@ -100,8 +100,8 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     assert quote.status == "draft"
     shoot(page, "staff-quote-server-checks")
     page.check("#acknowledge-checks")
-    action_button(page, "send").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        action_button(page, "send").click()
     quote.refresh_from_db()
     assert quote.status == "sent"
     assert page.locator("h1 .badge").inner_text().strip().lower() == "sent"
@@ -121,8 +121,8 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     customer.goto(public_path)
     customer.fill("#id_name", "Ada Lovelace")
     customer.check("input[name=decision][value=accept]")
-    customer.click(".quote-form button[type=submit]")
-    customer.wait_for_load_state()
+    with customer.expect_navigation():
+        customer.click(".quote-form button[type=submit]")
     confirmation = customer.locator("p.confirmation[role=status]")
     assert "Accepted by Ada Lovelace" in confirmation.inner_text()
     shoot(customer, "customer-quote-accepted")
@@ -148,11 +148,11 @@ def test_a_rep_builds_a_server_from_a_workload_and_sees_a_broken_rule(
 
     # The job: serve Llama 3.1 8B in production; the builder proposes, one click applies.
     page.select_option("#workload_model", "llama-3.1-8b")
-    page.click("#workload button[type=submit]")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.click("#workload button[type=submit]")
     budget = page.locator("#workload tr[data-tier=budget]")
-    budget.locator("button").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        budget.locator("button").click()
     checks = page.locator("#server-checks")
     assert "pass every check" in checks.inner_text()
     assert page.locator("#acknowledge-checks").count() == 0
@@ -161,8 +161,8 @@ def test_a_rep_builds_a_server_from_a_workload_and_sees_a_broken_rule(
     memory_row = page.locator("table.lines tbody tr", has_text="DDR5")
     quantity = memory_row.locator("input[name=quantity]")
     quantity.fill("1")
-    memory_row.locator("button:has-text('Update')").click()
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        memory_row.locator("button:has-text('Update')").click()
     failed = page.locator("#server-checks li.check.fail[data-rule=system_ram]")
     assert "GB" in failed.inner_text()
     assert page.locator("#acknowledge-checks").count() == 1

@@ -1,0 +1,223 @@
+"""Quotes over the API: the request a partner sends and the quote it gets back.
+
+The request carries what the wizard asks (a workload, production or experiment, hosting, region,
+currency, horizon) and the end customer; ``partner_quote_services`` runs the same computation
+as the wizard and stores the quote with origin ``partner_api``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from quotes.api.schemas import WorkloadSchema
+from quotes.api.tco_inputs import DEFAULT_HORIZON_YEARS, DEFAULT_REGION
+from quotes.engine.assumptions import REGIONS
+from quotes.engine.builder import Environment
+from quotes.engine.money import CURRENCIES
+from quotes.engine.numbering import display_number
+from quotes.engine.pricing import QuoteTotals
+from quotes.engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
+from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
+from quotes.quote_services import quote_public_url, totals_to_dict
+
+DEPLOYMENTS = ("on_premises", "managed", "not_sure")
+UPTIMES = ("always_on", "business_hours")
+
+
+class CustomerInput(serializers.Serializer):
+    company = serializers.CharField(max_length=160)
+    contact_name = serializers.CharField(max_length=120)
+    email = serializers.EmailField(max_length=254)
+    country = serializers.RegexField(
+        r"^[A-Za-z]{2}$", max_length=2, help_text="ISO 3166-1 alpha-2 code, such as FR or DE."
+    )
+    vat_number = serializers.CharField(max_length=20, required=False, allow_blank=True)
+    is_business = serializers.BooleanField(default=True)
+
+
+class QuoteCreateInput(serializers.Serializer):
+    customer = CustomerInput()
+    workload = serializers.JSONField(help_text="As in POST /api/v1/sizing/.")
+    environment = serializers.ChoiceField(choices=[e.value for e in Environment])
+    deployment = serializers.ChoiceField(
+        choices=list(DEPLOYMENTS),
+        default="on_premises",
+        help_text="managed: the quote adds the monthly managed-hosting line.",
+    )
+    uptime = serializers.ChoiceField(choices=list(UPTIMES), default="always_on")
+    growth_gpus = serializers.IntegerField(min_value=0, max_value=16, default=0)
+    region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
+    horizon_years = serializers.IntegerField(
+        min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
+    )
+    utilization_pct = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        min_value=Decimal(5),
+        max_value=Decimal(100),
+        default=Decimal(70),
+        help_text="Share of the time the GPUs are busy, for the TCO.",
+    )
+    budget = serializers.DecimalField(
+        max_digits=14, decimal_places=2, min_value=Decimal(0), required=False, allow_null=True
+    )
+    language = serializers.ChoiceField(choices=["en", "fr"], default="en")
+
+
+class QuoteCreateSchema(QuoteCreateInput):
+    """For the documentation: the workload's own fields, as the sizing endpoint documents them."""
+
+    workload = WorkloadSchema()
+
+
+class QuoteListFilter(serializers.Serializer):
+    status = serializers.ChoiceField(choices=QuoteStatusChoices.values, required=False)
+    created_after = serializers.DateField(required=False, help_text="On or after (YYYY-MM-DD).")
+    created_before = serializers.DateField(required=False, help_text="On or before.")
+
+
+# --- Output ---------------------------------------------------------------------------------
+
+
+class QuoteCustomerSchema(serializers.Serializer):
+    company = serializers.CharField()
+    contact_name = serializers.CharField()
+    email = serializers.EmailField()
+    country = serializers.CharField()
+    vat_number = serializers.CharField(allow_blank=True)
+    is_business = serializers.BooleanField()
+
+
+class QuoteLineSchema(serializers.Serializer):
+    position = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["part", "service"])
+    sku = serializers.CharField(allow_blank=True)
+    description = serializers.CharField()
+    quantity = serializers.DecimalField(max_digits=12, decimal_places=2)
+    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    discount_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
+    recurrence = serializers.ChoiceField(choices=["one_off", "monthly"])
+
+
+class QuoteAmountsSchema(serializers.Serializer):
+    gross = serializers.DecimalField(max_digits=16, decimal_places=2)
+    line_discounts = serializers.DecimalField(max_digits=16, decimal_places=2)
+    lines_net = serializers.DecimalField(max_digits=16, decimal_places=2)
+    quote_discount = serializers.DecimalField(max_digits=16, decimal_places=2)
+    net = serializers.DecimalField(max_digits=16, decimal_places=2)
+    vat = serializers.DecimalField(max_digits=16, decimal_places=2)
+    total = serializers.DecimalField(max_digits=16, decimal_places=2)
+
+
+class QuoteTotalsSchema(serializers.Serializer):
+    currency = serializers.CharField()
+    one_off = QuoteAmountsSchema()
+    monthly = QuoteAmountsSchema(help_text="Per month.")
+    first_invoice = QuoteAmountsSchema(help_text="One-off plus the first month.")
+    contract = QuoteAmountsSchema(help_text="One-off plus contract_months x monthly.")
+    contract_months = serializers.IntegerField()
+    effective_discount_pct = serializers.DecimalField(max_digits=6, decimal_places=2)
+    vat_regime = serializers.CharField()
+    vat_rate_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
+
+
+class QuoteStatusChangeSchema(serializers.Serializer):
+    at = serializers.DateTimeField()
+    from_status = serializers.CharField(allow_blank=True)
+    to_status = serializers.CharField()
+
+
+class QuoteLinksSchema(serializers.Serializer):
+    self = serializers.CharField()
+    pdf = serializers.CharField()
+    customer = serializers.CharField(help_text="The end customer's private page (accept/decline).")
+    checklist_pdf = serializers.CharField(allow_null=True)
+
+
+class QuoteSchema(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.CharField()
+    revision = serializers.CharField(help_text="A, B, ...")
+    display_number = serializers.CharField()
+    status = serializers.ChoiceField(choices=QuoteStatusChoices.values)
+    origin = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    valid_until = serializers.DateField()
+    currency = serializers.CharField()
+    language = serializers.CharField()
+    customer = QuoteCustomerSchema()
+    lines = QuoteLineSchema(many=True)
+    totals = QuoteTotalsSchema(allow_null=True)
+    tco = serializers.JSONField(allow_null=True, help_text="As POST /api/v1/tco/ returns it.")
+    history = QuoteStatusChangeSchema(many=True)
+    links = QuoteLinksSchema()
+
+
+def quote_to_dict(
+    quote: Quote,
+    *,
+    lines: list[QuoteLine],
+    totals: QuoteTotals | None,
+    status_events: list[QuoteEvent],
+) -> dict[str, Any]:
+    revision = quote.current_revision
+    snapshot = quote.snapshot or {}
+    token = snapshot.get("result_token")
+    return {
+        "id": quote.pk,
+        "number": quote.number,
+        "revision": revision.label,
+        "display_number": display_number(quote.number, revision.index),
+        "status": quote.status,
+        "origin": quote.origin,
+        "created_at": quote.created_at.isoformat(),
+        "updated_at": quote.updated_at.isoformat(),
+        "valid_until": revision.valid_until.isoformat(),
+        "currency": quote.currency,
+        "language": quote.language,
+        "customer": {
+            "company": quote.company,
+            "contact_name": quote.contact_name,
+            "email": quote.email,
+            "country": quote.country,
+            "vat_number": quote.vat_number,
+            "is_business": quote.is_business,
+        },
+        "lines": [
+            {
+                "position": line.position,
+                "kind": line.kind,
+                "sku": line.sku,
+                "description": line.description,
+                "quantity": str(line.quantity),
+                "unit_price": str(line.unit_price),
+                "discount_pct": str(line.discount_pct),
+                "recurrence": line.recurrence,
+            }
+            for line in lines
+        ],
+        "totals": None if totals is None else totals_to_dict(totals),
+        "tco": snapshot.get("tco"),
+        "history": [
+            {
+                "at": event.created_at.isoformat(),
+                "from_status": event.from_status,
+                "to_status": event.to_status,
+            }
+            for event in status_events
+        ],
+        "links": {
+            "self": reverse("api:quote-detail", kwargs={"pk": quote.pk}),
+            "pdf": reverse("api:quote-pdf", kwargs={"pk": quote.pk}),
+            "customer": quote_public_url(quote),
+            "checklist_pdf": reverse("wizard:checklist_pdf", kwargs={"token": token})
+            if token
+            else None,
+        },
+    }

@@ -1,0 +1,332 @@
+"""Quotes over the partner API: keys, isolation, idempotency, listing, PDF, throttling."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import timezone
+
+from gpuquote.api.signing import signature_verify
+from quotes import quote_services
+from quotes.api.auth import AnonymousThrottle, PartnerKeyThrottle
+from quotes.models import ApiKey, Quote, Webhook, WebhookDelivery
+from quotes.partner_services import api_key_revoke
+from tests.api_fixtures import auth, partner_key
+from tests.quotes.test_quote_services import _user
+
+pytestmark = pytest.mark.django_db
+
+QUOTES = reverse("api:quote-list")
+BODY = {
+    "customer": {
+        "company": "Analytical Engines SA",
+        "contact_name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "country": "fr",
+    },
+    "workload": {"task": "inference", "model": "llama-3.1-8b"},
+    "environment": "production",
+    "deployment": "managed",
+    "region": "FR",
+    "currency": "EUR",
+    "horizon_years": 3,
+}
+PROBLEM_KEYS = {"type", "title", "status", "detail", "message", "errors"}
+
+
+@pytest.fixture(autouse=True)
+def catalog():
+    call_command("load_catalog", stdout=StringIO())
+
+
+@pytest.fixture
+def acme():
+    return partner_key("Acme Cloud")
+
+
+@pytest.fixture
+def globex():
+    return partner_key("Globex AI")
+
+
+def _create(client, raw, body=BODY, **headers):
+    return client.post(QUOTES, body, content_type="application/json", headers=auth(raw) | headers)
+
+
+def _detail(quote_id: int) -> str:
+    return reverse("api:quote-detail", kwargs={"pk": quote_id})
+
+
+def _pdf(quote_id: int) -> str:
+    return reverse("api:quote-pdf", kwargs={"pk": quote_id})
+
+
+# --- Who may call ---------------------------------------------------------------------------
+
+
+def test_anonymous_gets_401_with_the_problem_shape_everywhere(client, acme):
+    quote_id = _create(client, acme[1]).json()["id"]
+    for response in (
+        client.get(QUOTES),
+        client.post(QUOTES, BODY, content_type="application/json"),
+        client.get(_detail(quote_id)),
+        client.get(_pdf(quote_id)),
+    ):
+        assert response.status_code == 401
+        assert response["WWW-Authenticate"].startswith("Api-Key")
+        body = response.json()
+        assert set(body) == PROBLEM_KEYS
+        assert body["status"] == 401
+
+
+def test_revoked_expired_and_forged_keys_are_refused(client, acme):
+    _partner, raw = acme
+    assert client.get(QUOTES, headers=auth(raw)).status_code == 200
+    _key, expired = partner_key("Acme Cloud", expires_at=timezone.now() - dt.timedelta(seconds=1))
+    forged = raw[:-4] + ("AAAA" if not raw.endswith("AAAA") else "BBBB")
+
+    api_key_revoke(key=ApiKey.objects.get(prefix=raw.split("_")[1]))
+
+    for key in (raw, expired, forged, "gq_nothex0_" + "x" * 43, "not-a-key"):
+        response = client.get(QUOTES, headers=auth(key))
+        assert response.status_code == 401, key
+        assert "unknown, expired or revoked" in response.json()["detail"]
+
+
+def test_bearer_works_and_last_use_is_recorded(client, acme):
+    partner, raw = acme
+    key = ApiKey.objects.get(partner=partner)
+    assert key.last_used_at is None
+
+    assert client.get(QUOTES, headers=auth(raw, scheme="Bearer")).status_code == 200
+
+    key.refresh_from_db()
+    assert key.last_used_at is not None
+
+
+def test_the_key_cannot_be_recovered_from_the_database(acme):
+    partner, raw = acme
+    key = ApiKey.objects.get(partner=partner)
+    stored = " ".join(str(value) for value in ApiKey.objects.values().get(pk=key.pk).values())
+    assert raw not in stored
+    assert raw.split("_")[2] not in stored  # the secret part appears nowhere
+    assert key.key_hash == hashlib.sha256(raw.encode()).hexdigest()
+
+
+# --- Creating, idempotency --------------------------------------------------------------------
+
+
+def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
+    partner, raw = acme
+
+    response = _create(client, raw)
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    quote = Quote.objects.get(pk=body["id"])
+    assert quote.origin == "partner_api"
+    assert quote.partner == partner
+    assert quote.created_by is None
+    assert response["Location"].endswith(_detail(quote.pk))
+    assert body["number"] == quote.number
+    assert body["status"] == "draft"
+    assert body["customer"]["country"] == "FR"
+    kinds = [line["kind"] for line in body["lines"]]
+    assert "part" in kinds
+    assert body["lines"][-1]["recurrence"] == "monthly"  # managed hosting asked for
+    assert body["totals"]["currency"] == "EUR"
+    assert body["tco"]["horizon_months"] == 36
+    assert body["history"][0]["to_status"] == "draft"
+    assert body["links"]["checklist_pdf"].endswith("/checklist.pdf")
+
+
+def test_the_same_idempotency_key_and_body_return_the_same_quote(client, acme):
+    raw = acme[1]
+    first = _create(client, raw, BODY, **{"Idempotency-Key": "order-42"})
+    again = _create(client, raw, BODY, **{"Idempotency-Key": "order-42"})
+
+    assert first.status_code == 201
+    assert again.status_code == 200
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert Quote.objects.count() == 1
+
+    other_body = BODY | {"horizon_years": 5}
+    conflict = _create(client, raw, other_body, **{"Idempotency-Key": "order-42"})
+    assert conflict.status_code == 409
+    assert conflict.json()["status"] == 409
+    assert Quote.objects.count() == 1
+
+    assert _create(client, raw).status_code == 201  # no key: a new quote each time
+    assert Quote.objects.count() == 2
+
+
+def test_keys_are_per_partner(client, acme, globex):
+    first = _create(client, acme[1], BODY, **{"Idempotency-Key": "same"})
+    second = _create(client, globex[1], BODY, **{"Idempotency-Key": "same"})
+
+    assert second.status_code == 201
+    assert second.json()["id"] != first.json()["id"]
+
+
+def test_bad_fields_are_400s_naming_them(client, acme):
+    body = BODY | {
+        "workload": {"task": "inference", "model": "no-such-model"},
+        "customer": BODY["customer"] | {"email": "nope"},
+        "horizon_years": 40,
+    }
+
+    response = _create(client, acme[1], body)
+
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert "customer.email" in errors
+    assert "horizon_years" in errors
+    assert Quote.objects.count() == 0
+    bad_workload = _create(client, acme[1], BODY | {"workload": {"task": "x"}})
+    assert "workload.task" in bad_workload.json()["errors"]
+    long_key = _create(client, acme[1], BODY, **{"Idempotency-Key": "k" * 201})
+    assert "Idempotency-Key" in long_key.json()["errors"]
+
+
+# --- Isolation, staff ---------------------------------------------------------------------------
+
+
+def test_another_partners_quote_is_a_404_and_never_listed(client, acme, globex):
+    quote_id = _create(client, acme[1]).json()["id"]
+    _create(client, globex[1])
+
+    for url in (_detail(quote_id), _pdf(quote_id)):
+        response = client.get(url, headers=auth(globex[1]))
+        assert response.status_code == 404
+        assert response.json()["status"] == 404
+    listed = client.get(QUOTES, headers=auth(globex[1])).json()
+    assert quote_id not in [quote["id"] for quote in listed["results"]]
+    assert listed["count"] == 1
+    assert client.get(_detail(quote_id), headers=auth(acme[1])).status_code == 200
+
+
+def test_sales_staff_see_every_quote_through_their_session(client, acme, globex, django_user_model):
+    _create(client, acme[1])
+    _create(client, globex[1])
+    client.force_login(_user(django_user_model, "rep", "sales rep"))
+
+    listed = client.get(QUOTES).json()
+
+    assert listed["count"] == 2
+    refused = client.post(QUOTES, BODY, content_type="application/json")
+    assert refused.status_code == 403
+
+
+def test_a_signed_in_user_outside_the_sales_team_sees_nothing(client, django_user_model):
+    client.force_login(django_user_model.objects.create_user("visitor", password="x"))
+    assert client.get(QUOTES).status_code == 403
+
+
+# --- Listing ------------------------------------------------------------------------------------
+
+
+def test_list_is_paginated_and_filtered(client, acme):
+    raw = acme[1]
+    ids = [_create(client, raw).json()["id"] for _ in range(3)]
+    Quote.objects.filter(pk=ids[0]).update(status="sent")
+
+    page = client.get(QUOTES, {"page_size": 2}, headers=auth(raw)).json()
+    assert page["count"] == 3
+    assert len(page["results"]) == 2
+    assert "page=2" in page["next"]
+    sent = client.get(QUOTES, {"status": "sent"}, headers=auth(raw)).json()
+    assert [quote["id"] for quote in sent["results"]] == [ids[0]]
+    today = timezone.localdate()
+    later = (today + dt.timedelta(days=1)).isoformat()
+    assert client.get(QUOTES, {"created_after": later}, headers=auth(raw)).json()["count"] == 0
+    assert client.get(QUOTES, {"created_before": later}, headers=auth(raw)).json()["count"] == 3
+    bad = client.get(QUOTES, {"status": "lost", "created_after": "yesterday"}, headers=auth(raw))
+    assert bad.status_code == 400
+    assert set(bad.json()["errors"]) == {"status", "created_after"}
+
+
+# --- PDF ----------------------------------------------------------------------------------------
+
+
+def test_the_pdf_downloads_and_errors_stay_json(client, acme):
+    raw = acme[1]
+    quote_id = _create(client, raw).json()["id"]
+
+    response = client.get(_pdf(quote_id), headers=auth(raw) | {"Accept": "application/pdf"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response.content[:5] == b"%PDF-"
+    missing = client.get(_pdf(999_999), headers=auth(raw) | {"Accept": "application/pdf"})
+    assert missing.status_code == 404
+    assert missing["Content-Type"] == "application/json"
+
+
+# --- Throttling ---------------------------------------------------------------------------------
+
+
+def test_each_key_has_its_own_bucket_and_429_says_when_to_retry(client, acme, globex, monkeypatch):
+    rates = PartnerKeyThrottle.THROTTLE_RATES | {"partner": "3/minute"}
+    monkeypatch.setattr(PartnerKeyThrottle, "THROTTLE_RATES", rates)
+
+    answers = [client.get(QUOTES, headers=auth(acme[1])).status_code for _ in range(4)]
+
+    assert answers == [200, 200, 200, 429]
+    throttled = client.get(QUOTES, headers=auth(acme[1]))
+    assert 0 < int(throttled["Retry-After"]) <= 60
+    assert throttled.json()["status"] == 429
+    assert client.get(QUOTES, headers=auth(globex[1])).status_code == 200
+
+
+def test_anonymous_calculators_are_throttled_per_client(client, monkeypatch):
+    rates = AnonymousThrottle.THROTTLE_RATES | {"anon": "2/minute"}
+    monkeypatch.setattr(AnonymousThrottle, "THROTTLE_RATES", rates)
+    models = reverse("api:models")
+
+    answers = [client.get(models).status_code for _ in range(3)]
+
+    assert answers == [200, 200, 429]
+    assert int(client.get(models)["Retry-After"]) > 0
+
+
+# --- Following a quote by webhook -----------------------------------------------------------------
+
+
+def test_the_partner_hears_its_quote_being_sent_by_a_signed_webhook(
+    client, acme, globex, httpserver_ipv4, eager_celery, django_capture_on_commit_callbacks,
+    django_user_model,
+):  # fmt: skip
+    partner, raw = acme
+    quote_id = _create(client, raw).json()["id"]
+    # Registered directly: over the API, production rules refuse a plain-http 127.0.0.1 URL.
+    hook = Webhook.objects.create(partner=partner, url=httpserver_ipv4.url_for("/hooks"))
+    Webhook.objects.create(partner=globex[0], url=httpserver_ipv4.url_for("/other"))
+    httpserver_ipv4.expect_request("/hooks", method="POST").respond_with_data("ok")
+    rep = _user(django_user_model, "rep", "sales rep")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        quote_services.quote_send(
+            user=rep, quote=Quote.objects.get(pk=quote_id), failed_checks_acknowledged=True
+        )
+
+    [(request, _response)] = httpserver_ipv4.log
+    assert request.path == "/hooks"
+    assert request.headers["GPUQuote-Event"] == "quote.status_changed"
+    body = request.get_data()
+    signed = request.headers["GPUQuote-Signature"]
+    assert signature_verify(hook.secret, signed, body, now=int(time.time()))
+    event = json.loads(body)
+    assert event["data"]["quote_id"] == quote_id
+    assert (event["data"]["previous_status"], event["data"]["status"]) == ("draft", "sent")
+    assert WebhookDelivery.objects.get(webhook=hook).status == "succeeded"
+    assert not WebhookDelivery.objects.filter(webhook__partner=globex[0]).exists()
+    deliveries = client.get(f"/api/v1/webhooks/{hook.pk}/deliveries/", headers=auth(raw)).json()
+    assert deliveries["results"][0]["attempts"][0]["response_status"] == 200

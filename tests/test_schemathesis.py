@@ -1,0 +1,65 @@
+"""Schemathesis over the whole OpenAPI schema, against the WSGI app in-process.
+
+Every operation gets generated requests (valid and invalid) as anonymous and as a partner; each
+response must not be a 5xx, must have a documented status code and content type, and must match
+its documented schema. Throttles are lifted here: they are tested on their own.
+"""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+import schemathesis
+from django.core.management import call_command
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from gpuquote.wsgi import application
+from quotes.api.auth import AnonymousThrottle, PartnerKeyThrottle
+from tests.api_fixtures import auth, partner_key
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
+
+
+@pytest.fixture
+def api_world(db, monkeypatch):
+    """The catalog, a partner with a key and one of its quotes (so ids can resolve)."""
+    for throttle in (AnonymousThrottle, PartnerKeyThrottle):
+        rates = dict.fromkeys(throttle.THROTTLE_RATES, "100000/minute")
+        monkeypatch.setattr(throttle, "THROTTLE_RATES", rates)
+    call_command("load_catalog", stdout=StringIO())
+    _partner, raw = partner_key("Schemathesis Partner")
+    return auth(raw)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_the_api_holds_under_generated_requests(case, api_world):
+    case.call_and_validate(headers=api_world, checks=CHECKS)
+
+
+@schema.include(method="GET").parametrize()
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_anonymous_reads_are_documented_refusals_or_answers(case, api_world):
+    case.call_and_validate(checks=CHECKS)
