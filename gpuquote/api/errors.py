@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from rest_framework import status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
@@ -56,24 +57,24 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
 PROBLEM_BASE = "https://gpuquote.example/problems/"
 # Status -> (type slug, title): one documented type per status the API gives (docs/api.md).
 PROBLEM_TYPES = {
-    400: ("invalid-input", "Invalid input"),
-    401: ("unauthenticated", "Authentication required"),
-    403: ("forbidden", "Forbidden"),
-    404: ("not-found", "Not found"),
-    405: ("method-not-allowed", "Method not allowed"),
-    406: ("not-acceptable", "Not acceptable"),
-    409: ("conflict", "Conflict"),
-    415: ("unsupported-media-type", "Unsupported media type"),
-    422: ("unprocessable", "Unprocessable request"),
-    429: ("throttled", "Too many requests"),
+    400: ("invalid-input", gettext_noop("Invalid input")),
+    401: ("unauthenticated", gettext_noop("Authentication required")),
+    403: ("forbidden", gettext_noop("Forbidden")),
+    404: ("not-found", gettext_noop("Not found")),
+    405: ("method-not-allowed", gettext_noop("Method not allowed")),
+    406: ("not-acceptable", gettext_noop("Not acceptable")),
+    409: ("conflict", gettext_noop("Conflict")),
+    415: ("unsupported-media-type", gettext_noop("Unsupported media type")),
+    422: ("unprocessable", gettext_noop("Unprocessable request")),
+    429: ("throttled", gettext_noop("Too many requests")),
 }
 
 
 def problem(status_code: int, detail: str, errors: dict[str, list[str]] | None = None) -> dict:
-    slug, title = PROBLEM_TYPES.get(status_code, ("error", "Error"))
+    slug, title = PROBLEM_TYPES.get(status_code, ("error", gettext_noop("Error")))
     return {
         "type": PROBLEM_BASE + slug,
-        "title": title,
+        "title": _(title),  # in the request's language, like detail; type is the stable key
         "status": status_code,
         "detail": detail,
         "message": detail,

@@ -330,3 +330,11 @@ def test_the_partner_hears_its_quote_being_sent_by_a_signed_webhook(
     assert not WebhookDelivery.objects.filter(webhook__partner=globex[0]).exists()
     deliveries = client.get(f"/api/v1/webhooks/{hook.pk}/deliveries/", headers=auth(raw)).json()
     assert deliveries["results"][0]["attempts"][0]["response_status"] == 200
+
+
+def test_problems_speak_the_callers_language(client):
+    response = client.get(QUOTES, headers={"Accept-Language": "fr"})
+
+    body = response.json()
+    assert body["type"].endswith("/unauthenticated")  # the stable key, whatever the language
+    assert body["title"] == "Authentification requise"
