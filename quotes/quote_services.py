@@ -764,7 +764,6 @@ def totals_to_dict(totals: QuoteTotals) -> dict[str, Any]:
     }
 
 
-@transaction.atomic
 def _failed_checks(quote: Quote, lines: list[QuoteLine], *, acknowledged: bool) -> list[str]:
     """The server checks the quoted parts fail (in the quote's language, for the record).
     Refuses when there are some and the user did not say they read them."""
@@ -787,6 +786,7 @@ def _failed_checks(quote: Quote, lines: list[QuoteLine], *, acknowledged: bool) 
     return failures
 
 
+@transaction.atomic
 def quote_send(
     *,
     user: Any,

@@ -11,7 +11,9 @@ from io import StringIO
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.management import call_command
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
     content_type_conformance,
@@ -36,13 +38,19 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
 
 @pytest.fixture
 def api_world(db, monkeypatch):
-    """The catalog, a partner with a key and one of its quotes (so ids can resolve)."""
+    """The catalog and a partner with a key; requests keep the test's database connection."""
+    # Calling the WSGI app directly fires request_started/finished, whose handler closes a
+    # connection inside a transaction (the test's); Django's test client unhooks it the same way.
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
     for throttle in (AnonymousThrottle, PartnerKeyThrottle):
         rates = dict.fromkeys(throttle.THROTTLE_RATES, "100000/minute")
         monkeypatch.setattr(throttle, "THROTTLE_RATES", rates)
     call_command("load_catalog", stdout=StringIO())
     _partner, raw = partner_key("Schemathesis Partner")
-    return auth(raw)
+    yield auth(raw)
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
 
 
 @schema.parametrize()

@@ -1,0 +1,139 @@
+"""Locust users for ``benchmarks/bench_load.py``, one class per scenario (chosen by name).
+
+Closed loop: every user sends its next request as soon as the last one answered (no think time),
+so the server, not the users' pacing, sets the rate. A response counts as a success only with
+the expected status; any other is a failure named ``HTTP <status>`` (``no response`` when the
+connection failed), which is how ``bench_load`` tells wrong answers from broken connections.
+
+Results: with ``BENCH_LOAD_CSV=<prefix>`` set, the final statistics are written when the test
+stops, as ``<prefix>_stats.csv`` and ``<prefix>_failures.csv`` in the format of locust's own
+``--csv``. Not ``--csv`` itself: locust rewrites those files once a second and does not rewrite
+them at exit, so they miss the last second's requests (and any failure in it).
+
+By hand, against a running server (the quote user needs a partner's key)::
+
+    BENCH_API_KEY=<raw key> locust -f benchmarks/locustfile.py --headless -u 8 -r 8 -t 60s \
+        --host http://127.0.0.1:8000 QuoteCreateUser
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import os
+from typing import Any
+
+from locust import constant, events, task
+from locust.contrib.fasthttp import FastHttpUser
+from locust.env import Environment
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
+
+API_KEY_VARIABLE = "BENCH_API_KEY"
+CSV_PREFIX_VARIABLE = "BENCH_LOAD_CSV"
+UNEXPECTED = "HTTP "  # prefix of the failure message of a response with an unexpected status
+NO_RESPONSE = "no response"
+
+CONFIGURATION_BODIES = [
+    {"workload": {"task": "inference", "model": "llama-3.1-8b"}, "environment": "production"},
+    {
+        "workload": {
+            "task": "inference",
+            "model": "llama-3.1-70b",
+            "inference": {"concurrent_requests": 16, "sequence_length": 8192},
+        },
+        "environment": "production",
+    },
+    {
+        "workload": {
+            "task": "fine_tuning",
+            "model": "llama-3.1-8b",
+            "training": {"method": "lora"},
+        },
+        "environment": "experiment",
+    },
+]
+
+QUOTE_BODY = {
+    "customer": {
+        "company": "Bench Co",
+        "contact_name": "Load Test",
+        "email": "bench@example.com",
+        "country": "FR",
+    },
+    "workload": {"task": "inference", "model": "llama-3.1-8b"},
+    "environment": "production",
+    "deployment": "managed",
+    "region": "FR",
+    "currency": "EUR",
+    "horizon_years": 3,
+}
+
+
+class ExpectingUser(FastHttpUser):
+    """A user whose requests fail unless they get exactly the expected status."""
+
+    abstract = True
+    wait_time = constant(0)
+
+    def expect(self, method: str, path: str, *, status: int, **kwargs: Any) -> None:
+        with self.client.request(method, path, catch_response=True, **kwargs) as response:
+            if response.status_code == status:
+                response.success()
+            elif response.status_code == 0:
+                response.failure(f"{NO_RESPONSE}: {response.error!r}")
+            else:
+                response.failure(f"{UNEXPECTED}{response.status_code}")
+
+
+class TrivialUser(ExpectingUser):
+    """The baseline: a Django JSON view that touches no database."""
+
+    @task
+    def livez(self) -> None:
+        self.expect("GET", "/livez", status=200)
+
+
+class ConfigurationsUser(ExpectingUser):
+    """Anonymous ``POST /api/v1/configurations/``, the three bodies in turn."""
+
+    def on_start(self) -> None:
+        self.bodies = itertools.cycle([json.dumps(body) for body in CONFIGURATION_BODIES])
+
+    @task
+    def configurations(self) -> None:
+        self.expect(
+            "POST",
+            "/api/v1/configurations/",
+            status=200,
+            data=next(self.bodies),
+            headers={"Content-Type": "application/json"},
+        )
+
+
+class QuoteCreateUser(ExpectingUser):
+    """A partner's ``POST /api/v1/quotes/`` (its key in ``BENCH_API_KEY``): a new quote each."""
+
+    def on_start(self) -> None:
+        self.headers = {
+            "Content-Type": "application/json",
+            "Authorization": f"Api-Key {os.environ[API_KEY_VARIABLE]}",
+        }
+        self.body = json.dumps(QUOTE_BODY)
+
+    @task
+    def quote_create(self) -> None:
+        self.expect("POST", "/api/v1/quotes/", status=201, data=self.body, headers=self.headers)
+
+
+@events.test_stop.add_listener
+def final_stats_write(environment: Environment, **_kwargs: Any) -> None:
+    """The statistics once every user has stopped (see the module docstring)."""
+    prefix = os.environ.get(CSV_PREFIX_VARIABLE)
+    if not prefix:
+        return
+    writer = StatsCSV(environment, PERCENTILES_TO_REPORT)
+    with open(f"{prefix}_stats.csv", "w", newline="") as stats_file:
+        writer.requests_csv(csv.writer(stats_file))
+    with open(f"{prefix}_failures.csv", "w", newline="") as failures_file:
+        writer.failures_csv(csv.writer(failures_file))
