@@ -6,10 +6,13 @@ import datetime as dt
 import hashlib
 import json
 import time
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -338,3 +341,26 @@ def test_problems_speak_the_callers_language(client):
     body = response.json()
     assert body["type"].endswith("/unauthenticated")  # the stable key, whatever the language
     assert body["title"] == "Authentification requise"
+
+
+def test_listing_costs_the_same_queries_for_two_or_twelve_quotes(client, acme):
+    partner, raw = acme
+
+    def add_quotes(count: int) -> None:  # straight through the service: no computation needed
+        for _ in range(count):
+            quote_services.quote_create(
+                user=None, origin="partner_api", partner=partner, company="Acme",
+                contact_name="Ada", email="ada@example.com", country="FR",
+                lines=[quote_services.LineInput(kind="service", description="Support",
+                                                quantity=Decimal(1), unit_price=Decimal(100))],
+            )  # fmt: skip
+
+    add_quotes(2)
+    client.get(QUOTES, headers=auth(raw))  # the key's first use writes last_used_at
+    with CaptureQueriesContext(connection) as two:
+        assert client.get(QUOTES, headers=auth(raw)).json()["count"] == 2
+    add_quotes(10)
+    with CaptureQueriesContext(connection) as twelve:
+        assert client.get(QUOTES, headers=auth(raw)).json()["count"] == 12
+
+    assert len(twelve) == len(two)
