@@ -55,7 +55,7 @@ def api_world(db, monkeypatch):
 
 @schema.parametrize()
 @settings(
-    max_examples=15,
+    max_examples=10,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
