@@ -38,8 +38,11 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run -v 0
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist), one test database each.
+TEST_WORKERS ?= 2
+
 test: prepare lint
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(TEST_WORKERS)
 
 format: setup
 	$(VENV)/bin/ruff check --fix .

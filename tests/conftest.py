@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from urllib.parse import urlsplit
+
 import pytest
+
+REDIS_DB_FIRST_WORKER = 10  # xdist worker gwN caches in Redis database 10 + N
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (``make test`` runs 2 workers) each worker caches in its own Redis
+    database: throttle counters and ``cache.clear()`` must not reach the other worker's tests.
+    Test databases are already per worker (pytest-django suffixes their names)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return
+    from django.conf import settings
+
+    cache = settings.CACHES["default"]
+    if cache["BACKEND"].endswith("RedisCache"):
+        database = REDIS_DB_FIRST_WORKER + int(worker[2:])
+        cache["LOCATION"] = urlsplit(cache["LOCATION"])._replace(path=f"/{database}").geturl()
 
 
 @pytest.fixture
