@@ -17,15 +17,17 @@ from quotes.api.schemas import WorkloadSchema
 from quotes.api.tco_inputs import DEFAULT_HORIZON_YEARS, DEFAULT_REGION
 from quotes.engine.assumptions import REGIONS
 from quotes.engine.builder import Environment
+from quotes.engine.checklist import Deployment
 from quotes.engine.money import CURRENCIES
 from quotes.engine.numbering import display_number
 from quotes.engine.pricing import QuoteTotals
 from quotes.engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
+from quotes.forms import DEFAULT_UTILIZATION_PCT, GROWTH_GPUS_MAX, Uptime
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
 from quotes.quote_services import quote_public_url, totals_to_dict
 
-DEPLOYMENTS = ("on_premises", "managed", "not_sure")
-UPTIMES = ("always_on", "business_hours")
+# The wizard's own answers and bounds: a partner's request is the wizard's four steps in one.
+UPTIMES = (Uptime.FLEXIBLE, Uptime.BUSINESS_HOURS, Uptime.ALWAYS_ON)
 
 
 class CustomerInput(serializers.Serializer):
@@ -44,12 +46,12 @@ class QuoteCreateInput(serializers.Serializer):
     workload = serializers.JSONField(help_text="As in POST /api/v1/sizing/.")
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     deployment = serializers.ChoiceField(
-        choices=list(DEPLOYMENTS),
-        default="on_premises",
+        choices=[d.value for d in Deployment],
+        default=Deployment.ON_PREMISES.value,
         help_text="managed: the quote adds the monthly managed-hosting line.",
     )
-    uptime = serializers.ChoiceField(choices=list(UPTIMES), default="always_on")
-    growth_gpus = serializers.IntegerField(min_value=0, max_value=16, default=0)
+    uptime = serializers.ChoiceField(choices=list(UPTIMES), default=Uptime.ALWAYS_ON)
+    growth_gpus = serializers.IntegerField(min_value=0, max_value=GROWTH_GPUS_MAX, default=0)
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
     horizon_years = serializers.IntegerField(
@@ -60,7 +62,7 @@ class QuoteCreateInput(serializers.Serializer):
         decimal_places=2,
         min_value=Decimal(5),
         max_value=Decimal(100),
-        default=Decimal(70),
+        default=Decimal(DEFAULT_UTILIZATION_PCT),
         help_text="Share of the time the GPUs are busy, for the TCO.",
     )
     budget = serializers.DecimalField(

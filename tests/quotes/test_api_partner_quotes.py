@@ -364,3 +364,10 @@ def test_listing_costs_the_same_queries_for_two_or_twelve_quotes(client, acme):
         assert client.get(QUOTES, headers=auth(raw)).json()["count"] == 12
 
     assert len(twelve) == len(two)
+
+
+def test_every_wizard_uptime_answer_is_accepted(client, acme):
+    response = _create(client, acme[1], BODY | {"uptime": "flexible", "deployment": "not_sure"})
+
+    assert response.status_code == 201, response.json()
+    assert "uptime" in _create(client, acme[1], BODY | {"uptime": "sometimes"}).json()["errors"]
