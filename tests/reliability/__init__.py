@@ -1,0 +1,1 @@
+"""Faults with real PostgreSQL, Redis and a Celery worker: what survives a stopped service."""
