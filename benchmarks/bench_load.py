@@ -131,6 +131,8 @@ def _gunicorn(port: int, log_path: Path) -> Iterator[str]:
     env = {
         **os.environ,
         "DEBUG": "false",
+        # Production on one machine unless DATABASE_URL and REDIS_URL say otherwise.
+        "GPUQUOTE_EMBEDDED": "1",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "false",

@@ -44,3 +44,48 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# --- The production profile fails closed ----------------------------------------------------------
+
+SECRET_KEY_MIN_LENGTH = 50
+SECRET_KEY_MIN_DISTINCT = 5
+
+
+def secret_key_problem(value: str | None, *, development_key: str) -> str | None:
+    """Why ``value`` may not sign production sessions, or None when it is strong enough
+    (Django's own ``check --deploy`` rule: 50 characters, 5 distinct, not a development key)."""
+    if not value:
+        return "SECRET_KEY is not set"
+    if value == development_key:
+        return "SECRET_KEY is the committed development key"
+    if value.startswith("django-insecure-"):
+        return "SECRET_KEY is a development key (django-insecure-...)"
+    if len(value) < SECRET_KEY_MIN_LENGTH:
+        return f"SECRET_KEY is shorter than {SECRET_KEY_MIN_LENGTH} characters"
+    if len(set(value)) < SECRET_KEY_MIN_DISTINCT:
+        return f"SECRET_KEY has fewer than {SECRET_KEY_MIN_DISTINCT} distinct characters"
+    return None
+
+
+def require_production_environment(*, embedded: bool, development_key: str) -> None:
+    """With DEBUG off, refuse to start unless every production variable is set, naming each one
+    missing. ``embedded`` (GPUQUOTE_EMBEDDED=1, a single machine) allows SQLite and in-process
+    tasks, so DATABASE_URL and REDIS_URL may then be absent."""
+    problems = [
+        secret_key_problem(env_str("SECRET_KEY"), development_key=development_key),
+        *(
+            f"{name} is not set"
+            for name in ("DATABASE_URL", "REDIS_URL")
+            if not embedded and not (env_str(name) or "").strip()
+        ),
+        None if env_list("ALLOWED_HOSTS", []) else "ALLOWED_HOSTS is not set",
+    ]
+    found = [problem for problem in problems if problem]
+    if found:
+        raise ImproperlyConfigured(
+            "Production settings (DEBUG is off) are incomplete: "
+            + "; ".join(found)
+            + ". Set them, or DEBUG=true for development, or GPUQUOTE_EMBEDDED=1 for a "
+            "single-machine deployment (SQLite, tasks in-process)."
+        )

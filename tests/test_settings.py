@@ -28,11 +28,16 @@ BASE_ENV = {
     k: v
     for k, v in os.environ.items()
     if k not in ("DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")
+    and k not in ("GPUQUOTE_EMBEDDED", "DJANGO_SETTINGS_MODULE")
 }
+DEVELOPMENT = {"DEBUG": "true"}
+STRONG_SECRET_KEY = "x" * 20 + "-a-long-production-secret-for-tests-only-0123456789"
 PRODUCTION = {
     "DEBUG": "false",
-    "SECRET_KEY": "x" * 20 + "-a-long-production-secret-for-tests-only-0123456789",
+    "SECRET_KEY": STRONG_SECRET_KEY,
     "ALLOWED_HOSTS": "quote.example.com",
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/gpuquote",
+    "REDIS_URL": "redis://127.0.0.1:6379/3",
 }
 
 
@@ -54,8 +59,8 @@ def _settings(env, tmp_path):
     return json.loads(result.stdout)
 
 
-def test_embedded_defaults_use_sqlite_in_var_and_eager_celery(tmp_path):
-    seen = _settings({}, tmp_path)
+def test_development_profile_uses_sqlite_in_var_and_eager_celery(tmp_path):
+    seen = _settings(DEVELOPMENT, tmp_path)
     assert seen["engine"] == "django.db.backends.sqlite3"
     assert seen["name"] == str(tmp_path / "gpuquote.sqlite3")
     assert seen["cache"].endswith("LocMemCache")
@@ -67,6 +72,7 @@ def test_embedded_defaults_use_sqlite_in_var_and_eager_celery(tmp_path):
 def test_database_and_redis_urls_switch_to_postgres_and_a_real_broker(tmp_path):
     seen = _settings(
         {
+            **DEVELOPMENT,
             "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/gpuquote",
             "REDIS_URL": "redis://127.0.0.1:6379/3",
         },
@@ -79,10 +85,85 @@ def test_database_and_redis_urls_switch_to_postgres_and_a_real_broker(tmp_path):
     assert seen["eager"] is False
 
 
-def test_production_refuses_to_start_without_a_secret_key(tmp_path):
-    result = _run(["-c", PROBE], {"DEBUG": "false", "GPUQUOTE_VAR_DIR": str(tmp_path)})
+def _refusal(env, tmp_path) -> str:
+    result = _run(["-c", PROBE], {"GPUQUOTE_VAR_DIR": str(tmp_path), **env})
     assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+    assert "django.core.exceptions.ImproperlyConfigured" in result.stderr
+    assert not (tmp_path / "gpuquote.sqlite3").exists()
+    return result.stderr.strip().splitlines()[-1]
+
+
+def test_debug_unset_means_production_and_refuses_to_start_with_no_variables(tmp_path):
+    message = _refusal({}, tmp_path)
+
+    assert message == (
+        "django.core.exceptions.ImproperlyConfigured: Production settings (DEBUG is off) "
+        "are incomplete: SECRET_KEY is not set; DATABASE_URL is not set; REDIS_URL is not set; "
+        "ALLOWED_HOSTS is not set. Set them, or DEBUG=true for development, or "
+        "GPUQUOTE_EMBEDDED=1 for a single-machine deployment (SQLite, tasks in-process)."
+    )
+
+
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL", "REDIS_URL", "ALLOWED_HOSTS"])
+def test_production_refuses_to_start_without_each_variable(tmp_path, missing):
+    env = {name: value for name, value in PRODUCTION.items() if name != missing}
+
+    message = _refusal(env, tmp_path)
+
+    assert f"are incomplete: {missing} is not set. Set them" in message
+
+
+@pytest.mark.parametrize(
+    ("secret_key", "problem"),
+    [
+        ("short-but-random-Q7x", "is shorter than 50 characters"),
+        ("ab" * 40, "has fewer than 5 distinct characters"),
+        ("django-insecure-" + STRONG_SECRET_KEY, "is a development key (django-insecure-...)"),
+        ("dev-only-insecure-key-never-used-when-debug-is-off", "is the committed development key"),
+    ],
+)
+def test_production_refuses_a_weak_secret_key(tmp_path, secret_key, problem):
+    message = _refusal({**PRODUCTION, "SECRET_KEY": secret_key}, tmp_path)
+
+    assert f"are incomplete: SECRET_KEY {problem}. Set them" in message
+    assert secret_key not in message
+
+
+def test_production_with_debug_explicitly_false_refuses_too(tmp_path):
+    message = _refusal({"DEBUG": "false", "ALLOWED_HOSTS": "quote.example.com"}, tmp_path)
+
+    assert "SECRET_KEY is not set; DATABASE_URL is not set; REDIS_URL is not set. Set" in message
+
+
+def test_embedded_deployment_runs_on_sqlite_and_eager_celery_without_debug(tmp_path):
+    seen = _settings(
+        {
+            "GPUQUOTE_EMBEDDED": "1",
+            "SECRET_KEY": STRONG_SECRET_KEY,
+            "ALLOWED_HOSTS": "quote.example.com",
+        },
+        tmp_path,
+    )
+
+    assert seen["debug"] is False
+    assert seen["engine"] == "django.db.backends.sqlite3"
+    assert seen["name"] == str(tmp_path / "gpuquote.sqlite3")
+    assert seen["eager"] is True
+    assert seen["hsts"] >= 31_536_000
+
+
+def test_embedded_deployment_still_needs_a_secret_key_and_allowed_hosts(tmp_path):
+    message = _refusal({"GPUQUOTE_EMBEDDED": "1", "SECRET_KEY": "too-short"}, tmp_path)
+
+    expected = "SECRET_KEY is shorter than 50 characters; ALLOWED_HOSTS is not set."
+    assert f"are incomplete: {expected} Set them" in message
+
+
+def test_pytest_runs_on_the_development_profile_whatever_the_shell_says():
+    from django.conf import settings
+
+    assert settings.SETTINGS_MODULE == "gpuquote.settings_test"
+    assert os.environ["DEBUG"] == "true"
 
 
 def test_a_malformed_boolean_names_the_variable(tmp_path):
