@@ -37,8 +37,9 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
 
 
 @pytest.fixture
-def api_world(db, monkeypatch):
-    """The catalog and a partner with a key; requests keep the test's database connection."""
+def api_world(db, monkeypatch, example_dns):
+    """The catalog and a partner with a key; requests keep the test's database connection.
+    Webhook URLs are resolved when registered: DNS is faked (``example_dns``), no lookup leaves."""
     # Calling the WSGI app directly fires request_started/finished, whose handler closes a
     # connection inside a transaction (the test's); Django's test client unhooks it the same way.
     for signal in (signals.request_started, signals.request_finished):

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from catalog.models import Cooling, FormFactor, GpuClass, PartKind, PriceKind
+from gpuquote.api.fields import BoundedIntegerField, SingleLineCharField
 from quotes.engine.money import CURRENCIES
 
 # Read by the pagination class (``?page=``, ``?page_size=``) and DRF's format override.
@@ -22,7 +23,7 @@ PASS_THROUGH_PARAMETERS = frozenset({"page", "page_size", "format"})
 
 
 def _vendor() -> serializers.CharField:
-    return serializers.CharField(
+    return SingleLineCharField(
         required=False, max_length=64, help_text="Vendor name, any case: NVIDIA, AMD, Intel…"
     )
 
@@ -40,7 +41,7 @@ class GpuQueryInput(serializers.Serializer):
     vendor = _vendor()
     gpu_class = serializers.ChoiceField(choices=GpuClass.values, required=False)
     form_factor = serializers.ChoiceField(choices=FormFactor.values, required=False)
-    min_memory_gb = serializers.IntegerField(
+    min_memory_gb = BoundedIntegerField(
         required=False,
         min_value=1,
         max_value=100_000,
@@ -56,10 +57,10 @@ class GpuDetailQueryInput(serializers.Serializer):
 class CpuQueryInput(serializers.Serializer):
     currency = _currency()
     vendor = _vendor()
-    socket = serializers.CharField(
+    socket = SingleLineCharField(
         required=False, max_length=16, help_text="CPU socket, any case: SP5, LGA4677…"
     )
-    min_cores = serializers.IntegerField(
+    min_cores = BoundedIntegerField(
         required=False,
         min_value=1,
         max_value=10_000,
@@ -76,7 +77,7 @@ class ChassisQueryInput(serializers.Serializer):
         required=False,
         help_text="Chassis that accept GPUs of this form factor.",
     )
-    min_gpu_slots = serializers.IntegerField(
+    min_gpu_slots = BoundedIntegerField(
         required=False, min_value=1, max_value=1_000, help_text="Chassis with at least this many."
     )
     cooling = serializers.ChoiceField(choices=Cooling.values, required=False)
@@ -93,7 +94,7 @@ class PriceQueryInput(serializers.Serializer):
         help_text="purchase: one-off price; managed_monthly: managed hosting, per month.",
     )
     part_kind = serializers.ChoiceField(choices=PartKind.values, required=False)
-    sku = serializers.CharField(required=False, max_length=64, help_text="One part, exact SKU.")
+    sku = SingleLineCharField(required=False, max_length=64, help_text="One part, exact SKU.")
     stale = serializers.BooleanField(
         required=False,
         help_text="true: only prices observed more than PRICE_STALE_DAYS ago; false: only fresh.",

@@ -11,25 +11,21 @@ Every DRF exception, and every engine error translated at the edge, goes through
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
-from rest_framework import status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+# The exceptions live apart: the JSON parser raises them and is imported by DRF's views module.
+from gpuquote.api.exceptions import InputError, PayloadTooLarge
 
-class InputError(APIException):
-    """A request whose content the core rejected; ``errors`` maps field paths to messages."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "invalid"
-
-    def __init__(self, errors: dict[str, list[str]], message: str | None = None) -> None:
-        self.errors = errors
-        super().__init__(detail=message or _("The request has invalid fields."))
+__all__ = ["InputError", "PayloadTooLarge", "problem_exception_handler", "problem_response"]
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -64,6 +60,7 @@ PROBLEM_TYPES = {
     405: ("method-not-allowed", gettext_noop("Method not allowed")),
     406: ("not-acceptable", gettext_noop("Not acceptable")),
     409: ("conflict", gettext_noop("Conflict")),
+    413: ("payload-too-large", gettext_noop("Payload too large")),
     415: ("unsupported-media-type", gettext_noop("Unsupported media type")),
     422: ("unprocessable", gettext_noop("Unprocessable request")),
     429: ("throttled", gettext_noop("Too many requests")),
@@ -82,7 +79,32 @@ def problem(status_code: int, detail: str, errors: dict[str, list[str]] | None =
     }
 
 
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+MAX_REPORTED_ERRORS = 20  # a body with 300 bad fields gets the first 20 and the count
+
+
+def _capped(detail: str, errors: dict[str, list[str]]) -> tuple[str, dict[str, list[str]]]:
+    if len(errors) <= MAX_REPORTED_ERRORS:
+        return detail, errors
+    detail = _("The request has invalid fields: the first %(shown)s of %(count)s are listed.") % {
+        "shown": MAX_REPORTED_ERRORS,
+        "count": len(errors),
+    }
+    return detail, dict(itertools.islice(errors.items(), MAX_REPORTED_ERRORS))
+
+
+def problem_response(status_code: int, detail: str, errors: dict | None = None) -> JsonResponse:
+    """A problem outside DRF's views (unknown /api/ paths, Django's own refusals)."""
+    return JsonResponse(
+        problem(status_code, detail, errors),
+        status=status_code,
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+
+
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RequestDataTooBig):  # Django refused to read the body (form data)
+        exc = PayloadTooLarge()
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -93,5 +115,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     else:
         found = response.data.get("detail", "") if isinstance(response.data, dict) else ""
         detail, errors = str(found), {}
-    response.data = problem(response.status_code, detail, errors)
+    response.data = problem(response.status_code, *_capped(detail, errors))
+    renderer = getattr(context.get("request"), "accepted_renderer", None)
+    if renderer is None or renderer.media_type != "text/html":  # not the browsable API (DEBUG)
+        response.content_type = PROBLEM_CONTENT_TYPE
     return response

@@ -13,6 +13,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 
 from gpuquote.api.errors import InputError
+from gpuquote.core.numbers import NumberRejected, number_text_check
+from gpuquote.core.validators import number_message
 
 
 class Pagination(PageNumberPagination):
@@ -21,6 +23,14 @@ class Pagination(PageNumberPagination):
     max_page_size = 200
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> Any:
+        for name in (self.page_query_param, self.page_size_query_param):
+            raw = request.query_params.get(name)
+            if raw is None:
+                continue
+            try:  # the shared number rules, before DRF or Django's paginator calls int()
+                number_text_check(raw)
+            except NumberRejected as exc:
+                raise InputError({name: [number_message(exc.code)]}) from exc
         try:
             return super().paginate_queryset(queryset, request, view)
         except NotFound as error:

@@ -9,6 +9,12 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from gpuquote.api.errors import InputError
+from gpuquote.api.fields import (
+    BoundedDecimalField,
+    BoundedFloatField,
+    BoundedIntegerField,
+    SingleLineCharField,
+)
 from quotes.engine.builder import Environment
 from quotes.engine.money import CURRENCIES
 from quotes.engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
@@ -34,11 +40,11 @@ def workload_parse(data: Any, *, prefix: str = "") -> Workload:
 class ConfigurationInput(serializers.Serializer):
     workload = serializers.JSONField()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
-    budget = serializers.DecimalField(
+    budget = BoundedDecimalField(
         max_digits=14, decimal_places=2, required=False, allow_null=True, min_value=0
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
-    growth_gpus = serializers.IntegerField(default=0, min_value=0, max_value=16)
+    growth_gpus = BoundedIntegerField(default=0, min_value=0, max_value=16)
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -50,9 +56,9 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
 
 
 class SizingOnGpuInput(serializers.Serializer):
-    gpu = serializers.CharField(required=False, max_length=64)
-    gpus = serializers.IntegerField(required=False, min_value=1, max_value=65_536)
-    gpu_memory_gb = serializers.FloatField(required=False, min_value=1, max_value=4096)
+    gpu = SingleLineCharField(required=False, max_length=64)
+    gpus = BoundedIntegerField(required=False, min_value=1, max_value=65_536)
+    gpu_memory_gb = BoundedFloatField(required=False, min_value=1, max_value=4096)
 
 
 def reverse_questions(workload: Workload, gpu: GpuProfile, gpus: int) -> dict[str, int | None]:

@@ -11,6 +11,12 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+from gpuquote.api.fields import (
+    BoundedDecimalField,
+    BoundedFloatField,
+    BoundedIntegerField,
+    SingleLineCharField,
+)
 from quotes.engine.builder import Environment
 from quotes.engine.model_registry import Modality
 from quotes.engine.money import CURRENCIES
@@ -27,7 +33,7 @@ from quotes.engine.workload import (
 
 def _ranged(path: str, *, integer: bool = False, help_text: str = "") -> serializers.Field:
     low, high = LIMITS[path]
-    field = serializers.IntegerField if integer else serializers.FloatField
+    field = BoundedIntegerField if integer else BoundedFloatField
     return field(
         min_value=low, max_value=high, required=False, allow_null=True, help_text=help_text
     )
@@ -94,11 +100,11 @@ class WorkloadSchema(serializers.Serializer):
 
 
 class SizingRequestSchema(WorkloadSchema):
-    gpu = serializers.CharField(
+    gpu = SingleLineCharField(
         required=False, help_text="Catalog GPU SKU: adds min_gpus, time and throughput on it."
     )
-    gpus = serializers.IntegerField(required=False, min_value=1, max_value=65_536)
-    gpu_memory_gb = serializers.FloatField(
+    gpus = BoundedIntegerField(required=False, min_value=1, max_value=65_536)
+    gpu_memory_gb = BoundedFloatField(
         required=False,
         min_value=1,
         max_value=4096,
@@ -170,11 +176,11 @@ class ModelSchema(serializers.Serializer):
 class ConfigurationRequestSchema(serializers.Serializer):
     workload = WorkloadSchema()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
-    budget = serializers.DecimalField(
+    budget = BoundedDecimalField(
         max_digits=14, decimal_places=2, required=False, allow_null=True, min_value=0
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
-    growth_gpus = serializers.IntegerField(required=False, min_value=0, max_value=16)
+    growth_gpus = BoundedIntegerField(required=False, min_value=0, max_value=16)
 
 
 class PartLineSchema(serializers.Serializer):
@@ -247,8 +253,8 @@ class TcoRequestSchema(serializers.Serializer):
     )
     workload = WorkloadSchema(required=False, help_text="Instead of a configuration: build one.")
     environment = serializers.ChoiceField(choices=[e.value for e in Environment], required=False)
-    horizon_years = serializers.IntegerField(min_value=1, max_value=7, required=False)
-    utilization = serializers.DecimalField(
+    horizon_years = BoundedIntegerField(min_value=1, max_value=7, required=False)
+    utilization = BoundedDecimalField(
         max_digits=4,
         decimal_places=3,
         min_value=Decimal("0.05"),
@@ -257,19 +263,19 @@ class TcoRequestSchema(serializers.Serializer):
     )
     region = serializers.ChoiceField(choices=["FR", "DE", "US", "GB"], required=False)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
-    electricity_price_per_kwh = serializers.DecimalField(16, 6, required=False)
-    pue = serializers.DecimalField(16, 6, required=False)
-    staff_cost_per_year = serializers.DecimalField(16, 6, required=False)
-    staff_fte_per_server = serializers.DecimalField(16, 6, required=False)
-    depreciation_years = serializers.DecimalField(16, 6, required=False)
-    residual_value_pct = serializers.DecimalField(16, 6, required=False)
-    discount_rate = serializers.DecimalField(16, 6, required=False)
-    colocation_per_kw_month = serializers.DecimalField(16, 6, required=False)
-    support_pct_per_year = serializers.DecimalField(16, 6, required=False)
-    idle_power_fraction = serializers.DecimalField(16, 6, required=False)
-    cloud_price_per_gpu_hour = serializers.DecimalField(16, 6, required=False)
-    managed_monthly_price = serializers.DecimalField(16, 6, required=False)
-    installation_cost = serializers.DecimalField(16, 6, required=False)
+    electricity_price_per_kwh = BoundedDecimalField(16, 6, required=False)
+    pue = BoundedDecimalField(16, 6, required=False)
+    staff_cost_per_year = BoundedDecimalField(16, 6, required=False)
+    staff_fte_per_server = BoundedDecimalField(16, 6, required=False)
+    depreciation_years = BoundedDecimalField(16, 6, required=False)
+    residual_value_pct = BoundedDecimalField(16, 6, required=False)
+    discount_rate = BoundedDecimalField(16, 6, required=False)
+    colocation_per_kw_month = BoundedDecimalField(16, 6, required=False)
+    support_pct_per_year = BoundedDecimalField(16, 6, required=False)
+    idle_power_fraction = BoundedDecimalField(16, 6, required=False)
+    cloud_price_per_gpu_hour = BoundedDecimalField(16, 6, required=False)
+    managed_monthly_price = BoundedDecimalField(16, 6, required=False)
+    installation_cost = BoundedDecimalField(16, 6, required=False)
 
 
 class OptionCostSchema(serializers.Serializer):

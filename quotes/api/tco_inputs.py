@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from gpuquote.api.errors import InputError
+from gpuquote.api.fields import BoundedDecimalField, BoundedIntegerField, SingleLineCharField
 from quotes.engine.assumptions import REGIONS, SPECS
 from quotes.engine.builder import Environment
 from quotes.engine.money import CURRENCIES, Money
@@ -23,44 +24,44 @@ _MONEY = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 class TotalsConfigurationInput(serializers.Serializer):
     """A configuration given by its totals, for partners who build their own."""
 
-    servers = serializers.IntegerField(min_value=1, max_value=10_000)
-    gpus_per_server = serializers.IntegerField(min_value=1, max_value=64)
-    gpu_model = serializers.CharField(required=False, allow_blank=True, max_length=128)
-    power_w = serializers.IntegerField(
+    servers = BoundedIntegerField(min_value=1, max_value=10_000)
+    gpus_per_server = BoundedIntegerField(min_value=1, max_value=64)
+    gpu_model = SingleLineCharField(required=False, allow_blank=True, max_length=128)
+    power_w = BoundedIntegerField(
         min_value=1, max_value=500_000, help_text="Full-load draw per server, W."
     )
-    price = serializers.DecimalField(**_MONEY, help_text="Purchase price per server.")
+    price = BoundedDecimalField(**_MONEY, help_text="Purchase price per server.")
     currency = serializers.ChoiceField(choices=list(CURRENCIES))
-    rack_units = serializers.IntegerField(min_value=1, max_value=60)
-    managed_monthly_price = serializers.DecimalField(
+    rack_units = BoundedIntegerField(min_value=1, max_value=60)
+    managed_monthly_price = BoundedDecimalField(
         **_MONEY, required=False, allow_null=True, help_text="Managed-hosting fee per server."
     )
 
 
 class _OptionTotalsInput(serializers.Serializer):
-    gpus = serializers.IntegerField(min_value=1)
-    power_w = serializers.IntegerField(min_value=1)
-    price = serializers.DecimalField(**_MONEY)
+    gpus = BoundedIntegerField(min_value=1)
+    power_w = BoundedIntegerField(min_value=1)
+    price = BoundedDecimalField(**_MONEY)
     currency = serializers.ChoiceField(choices=list(CURRENCIES))
-    rack_units = serializers.IntegerField(min_value=1)
-    managed_monthly_price = serializers.DecimalField(**_MONEY, required=False, allow_null=True)
+    rack_units = BoundedIntegerField(min_value=1)
+    managed_monthly_price = BoundedDecimalField(**_MONEY, required=False, allow_null=True)
 
 
 class _PartInput(serializers.Serializer):
-    kind = serializers.CharField()
-    name = serializers.CharField()
+    kind = SingleLineCharField()
+    name = SingleLineCharField()
 
 
 class OptionConfigurationInput(serializers.Serializer):
     """An option exactly as POST /api/v1/configurations/ returned it."""
 
-    servers = serializers.IntegerField(min_value=1, max_value=10_000)
+    servers = BoundedIntegerField(min_value=1, max_value=10_000)
     parts = _PartInput(many=True)
     totals = _OptionTotalsInput()
 
 
-def _override_field(name: str) -> serializers.DecimalField:
-    return serializers.DecimalField(
+def _override_field(name: str) -> BoundedDecimalField:
+    return BoundedDecimalField(
         max_digits=16, decimal_places=6, required=False, help_text=SPECS[name].label
     )
 
@@ -71,10 +72,10 @@ class TcoInput(serializers.Serializer):
     environment = serializers.ChoiceField(
         choices=[e.value for e in Environment], default=Environment.PRODUCTION.value
     )
-    horizon_years = serializers.IntegerField(
+    horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
     )
-    utilization = serializers.DecimalField(
+    utilization = BoundedDecimalField(
         max_digits=4,
         decimal_places=3,
         min_value=Decimal("0.05"),

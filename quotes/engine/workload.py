@@ -389,7 +389,11 @@ class _Parser:
         if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
             self.fail(path, MSG_NUMBER)
             return None
-        return float(raw)
+        try:
+            return float(raw)
+        except OverflowError:  # an int beyond any float (the API's parser already refuses it)
+            self.fail(path, MSG_NUMBER)
+            return None
 
     def boolean(self, raw: Any, path: str) -> bool | None:
         if raw is None:
