@@ -31,8 +31,8 @@ from quotes.quote_services import (
     _line_input,
     _lines_create,
     _lock,
-    user_role,
 )
+from quotes.roles import user_role
 from quotes.selectors import advice_get
 
 WIZARD_SOURCE = "wizard_result"

@@ -1,6 +1,7 @@
 """Who may call what, for every API operation in the schema: anonymous, a revoked key, the
-partner that owns the resource, another partner. One matrix, so a new endpoint without a
-decision shows up here (the test fails for an operation it does not know)."""
+partner that owns the resource, another partner, a staff account without a sales role. One
+matrix, so a new endpoint without a decision shows up here (the test fails for an operation it
+does not know)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from io import StringIO
 import pytest
 import yaml
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 
 from quotes.models import ApiKey, Webhook
 from quotes.partner_services import api_key_revoke
 from tests.api_fixtures import auth, partner_key
 
-pytestmark = pytest.mark.django_db
+# Webhook URLs are resolved when registered: *.example names resolve without the network.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("example_dns")]
 
 WORKLOAD = {"task": "inference", "model": "llama-3.1-8b"}
 QUOTE_BODY = {
@@ -66,6 +69,15 @@ def world():
     return {"owner": owner_key, "other": other_key, "revoked": revoked_key, "hook": hook}
 
 
+@pytest.fixture
+def roleless_client(django_user_model):
+    """Signed in with ``is_staff`` but in no sales group: staff status alone grants nothing."""
+    user = django_user_model.objects.create_user(username="roleless", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 def _call(client, path: str, method: str, world: dict, key: str | None, quote_id: int):
     url = path.replace("{id}", str(quote_id)).replace("{webhook_id}", str(world["hook"].pk))
     url = url.replace("{sku}", "NVIDIA-H100-SXM5-80GB")
@@ -87,7 +99,7 @@ def _owner_quote(client, world) -> int:
 
 
 @pytest.mark.parametrize(("path", "method"), OPERATIONS)
-def test_access_matrix(client, world, path, method):
+def test_access_matrix(client, roleless_client, world, path, method):
     quote_id = _owner_quote(client, world)
     owned = "{id}" in path or "{webhook_id}" in path
     public = path in PUBLIC
@@ -95,10 +107,12 @@ def test_access_matrix(client, world, path, method):
     anonymous = _call(client, path, method, world, None, quote_id)
     revoked = _call(client, path, method, world, world["revoked"], quote_id)
     other = _call(client, path, method, world, world["other"], quote_id)
+    roleless = _call(roleless_client, path, method, world, None, quote_id)
     owner = _call(client, path, method, world, world["owner"], quote_id)
 
     assert anonymous.status_code == (200 if public else 401), anonymous.content[:300]
     assert revoked.status_code == 401
+    assert roleless.status_code == (200 if public else 403), roleless.content[:300]
     assert owner.status_code in (200, 201, 202, 204), owner.content[:300]
     if owned:
         assert other.status_code == 404, other.content[:300]
