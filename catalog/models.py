@@ -11,6 +11,7 @@ part is a query (``catalog.selectors``), not a copied field.
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,8 +20,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django_celery_beat.validators import crontab_validator
 
-from catalog.feeds.fetch import is_url
+from catalog.feeds.fetch import feed_file_resolve, is_url
 from catalog.feeds.parse import column_map_errors
+from gpuquote.core.outbound import outbound_url_errors
 from quotes.engine.money import CURRENCIES
 
 
@@ -473,11 +475,30 @@ class PriceSource(Audited):
             problems = column_map_errors(self.kind, self.column_map)
             if problems:
                 errors["column_map"] = problems
-        location = self.location.strip()
-        if "://" in location and not is_url(location):
-            errors["location"] = [_("Use an http(s) URL or a file path.")]
+        location_errors = price_source_location_errors(self.location)
+        if location_errors:
+            errors["location"] = location_errors
         if errors:
             raise ValidationError(errors)
+
+
+def price_source_location_errors(location: str) -> list[str]:
+    """Why a feed location is refused when saved: a URL must resolve to public addresses (or
+    hosts of OUTBOUND_ALLOW_PRIVATE_HOSTS), a file must exist inside PRICE_FEED_FILE_ROOT. Each
+    refresh checks again (the host may resolve elsewhere, the file may go)."""
+    location = location.strip()
+    if is_url(location):
+        return outbound_url_errors(location)
+    if "://" in location:
+        return [_("Use an http(s) URL or a file path.")]
+    if not location:
+        return []  # the field's own "required" error
+    path = feed_file_resolve(location, Path(settings.PRICE_FEED_FILE_ROOT))
+    if path is None:
+        return [_("The file must be inside the price feed directory (PRICE_FEED_FILE_ROOT).")]
+    if not path.is_file():
+        return [_("There is no such file in the price feed directory (PRICE_FEED_FILE_ROOT).")]
+    return []
 
 
 class RunStatus(models.TextChoices):

@@ -1,5 +1,10 @@
 """Open a price feed from an http(s) URL or a file, within a timeout and a size limit.
 
+URLs go through ``gpuquote.core.outbound`` (the SSRF guard shared with webhooks): only public
+addresses, or the private hosts of ``FetchLimits.outbound``, are called, and each redirect hop
+is checked again. Files must resolve inside ``FetchLimits.file_root`` (no ``..``, no symlink
+out of it); without a root, file sources are refused.
+
 A download is copied into a spooled temporary file (memory up to ``SPOOL_MEMORY_BYTES``, disk
 beyond), so the parser reads a stream of known, bounded size and a slow or endless server cannot
 hold a worker: each socket operation has ``timeout_s`` and the whole download ``deadline_s``.
@@ -13,20 +18,21 @@ import http.client
 import ssl
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import urlsplit
+from typing import IO, BinaryIO
+from urllib.parse import urljoin, urlsplit
 
 from catalog.feeds.types import FeedFetchError, FeedTemporaryError, FeedTooLargeError
+from gpuquote.core.outbound import OutboundPolicy, OutboundRefusedError, outbound_request
 
 READ_CHUNK_BYTES = 64 * 1024
 SPOOL_MEMORY_BYTES = 1024 * 1024
 RETRYABLE_HTTP_STATUSES = frozenset({408, 425, 429})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
 USER_AGENT = "GPUQuote-price-refresh/1"
 
 
@@ -36,7 +42,10 @@ class FetchLimits:
     deadline_s: float = 120.0
     max_bytes: int = 50 * 1024 * 1024
     # File locations must resolve inside this directory; relative paths are taken from it.
+    # None: file sources are refused.
     file_root: Path | None = None
+    # Which private hosts may be called (default: public addresses only).
+    outbound: OutboundPolicy = field(default_factory=OutboundPolicy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,100 +74,117 @@ def feed_open(location: str, *, limits: FetchLimits) -> Iterator[FetchedFeed]:
         yield FetchedFeed(stream=stream, size_bytes=path.stat().st_size)
 
 
+def feed_file_resolve(location: str, root: Path) -> Path | None:
+    """The file a location names (relative to ``root``, symlinks resolved), or None when it is
+    outside ``root``: a ``..`` part, an absolute path elsewhere, a symlink pointing out."""
+    path = Path(location)
+    if ".." in path.parts:
+        return None
+    root = root.resolve()
+    resolved = (path if path.is_absolute() else root / path).resolve()
+    return resolved if resolved.is_relative_to(root) else None
+
+
 def _file_path(location: str, limits: FetchLimits) -> Path:
+    """Messages name the location as entered, never the server's directories."""
     if not location:
         raise FeedFetchError("the source has no location")
-    path = Path(location)
-    if not path.is_absolute() and limits.file_root is not None:
-        path = limits.file_root / path
-    path = path.resolve()
-    if limits.file_root is not None and not path.is_relative_to(limits.file_root.resolve()):
-        raise FeedFetchError(f"{location!r} is outside the feed directory {limits.file_root}")
+    if limits.file_root is None:
+        raise FeedFetchError("file sources are off: no feed directory is configured")
+    path = feed_file_resolve(location, limits.file_root)
+    if path is None:
+        raise FeedFetchError(f"{location!r} is outside the feed directory")
     if not path.is_file():
-        raise FeedFetchError(f"no feed file at {path}")
+        raise FeedFetchError(f"no feed file at {location!r} in the feed directory")
     size = path.stat().st_size
     if size > limits.max_bytes:
-        raise FeedTooLargeError(f"{path} has {size} bytes; the limit is {limits.max_bytes}")
+        raise FeedTooLargeError(f"{location} has {size} bytes; the limit is {limits.max_bytes}")
     return path
-
-
-class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-    """Follow redirects to http(s) only (urllib would also follow ftp://)."""
-
-    max_redirections = 5
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        if not is_url(newurl):
-            raise FeedFetchError(f"redirect to {newurl!r} refused: only http(s) is fetched")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-def _opener() -> urllib.request.OpenerDirector:
-    opener = urllib.request.OpenerDirector()
-    for handler in (
-        urllib.request.ProxyHandler(),
-        urllib.request.UnknownHandler(),
-        urllib.request.HTTPHandler(),
-        urllib.request.HTTPSHandler(),
-        urllib.request.HTTPDefaultErrorHandler(),
-        _HttpOnlyRedirects(),
-        urllib.request.HTTPErrorProcessor(),
-    ):
-        opener.add_handler(handler)
-    return opener
 
 
 @contextmanager
 def _download(url: str, limits: FetchLimits) -> Iterator[FetchedFeed]:
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})  # noqa: S310 - http(s) only, checked by is_url
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 - closed below
     try:
-        size = _copy_response(_opener(), request, spool, limits)
+        size = _fetch_into(url, spool, limits)
         spool.seek(0)
         yield FetchedFeed(stream=spool, size_bytes=size)  # type: ignore[arg-type]
     finally:
         spool.close()
 
 
-def _copy_response(opener, request, spool, limits: FetchLimits) -> int:
-    url = request.full_url
+def _fetch_into(url: str, spool: IO[bytes], limits: FetchLimits) -> int:
+    """Download through the SSRF guard, following at most MAX_REDIRECTS http(s) redirects, each
+    hop's host resolved and checked again."""
     deadline = time.monotonic() + limits.deadline_s
-    try:
-        with opener.open(request, timeout=limits.timeout_s) as response:
-            declared = response.headers.get("Content-Length")
-            if declared and declared.isdigit() and int(declared) > limits.max_bytes:
-                raise FeedTooLargeError(
-                    f"{url} announces {declared} bytes; the limit is {limits.max_bytes}"
-                )
-            size = 0
-            while chunk := response.read1(READ_CHUNK_BYTES):
-                size += len(chunk)
-                if size > limits.max_bytes:
-                    raise FeedTooLargeError(f"{url} sent more than {limits.max_bytes} bytes")
-                if time.monotonic() > deadline:
-                    raise FeedTemporaryError(
-                        f"{url} took longer than {limits.deadline_s:g} s to download"
-                    )
-                spool.write(chunk)
-            missing = getattr(response, "length", None)
-            if missing:  # read1() returns b"" when the server closes the connection early
-                raise FeedTemporaryError(
-                    f"{url}: the connection closed after {size} bytes, {missing} short of the "
-                    "announced length"
-                )
-            return size
-    except urllib.error.HTTPError as exc:
-        message = f"{url} answered HTTP {exc.code} {exc.reason}"
-        if exc.code >= 500 or exc.code in RETRYABLE_HTTP_STATUSES:
-            raise FeedTemporaryError(message) from exc
-        raise FeedFetchError(message) from exc
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, ssl.SSLCertVerificationError):
-            raise FeedFetchError(f"{url}: TLS certificate rejected ({exc.reason})") from exc
-        if isinstance(exc.reason, TimeoutError):
-            raise FeedTemporaryError(f"{url} timed out after {limits.timeout_s:g} s") from exc
-        raise FeedTemporaryError(f"{url} could not be reached: {exc.reason}") from exc
-    except TimeoutError as exc:
-        raise FeedTemporaryError(f"{url} timed out after {limits.timeout_s:g} s") from exc
-    except (http.client.HTTPException, OSError) as exc:
-        raise FeedTemporaryError(f"{url}: connection failed ({exc!r})") from exc
+    current = url
+    for _hop in range(MAX_REDIRECTS + 1):
+        try:
+            with outbound_request(
+                current,
+                policy=limits.outbound,
+                headers={"User-Agent": USER_AGENT},
+                timeout_s=limits.timeout_s,
+            ) as response:
+                if response.status in REDIRECT_STATUSES:
+                    current = _redirect_target(current, response)
+                    continue
+                _status_check(current, response)
+                return _copy_body(current, response, spool, limits, deadline)
+        except OutboundRefusedError as exc:
+            raise FeedFetchError(f"{current} refused: {exc}") from exc
+        except TimeoutError as exc:
+            raise FeedTemporaryError(f"{current} timed out after {limits.timeout_s:g} s") from exc
+        except ssl.SSLCertVerificationError as exc:
+            raise FeedFetchError(f"{current}: TLS certificate rejected ({exc})") from exc
+        except (http.client.HTTPException, OSError) as exc:
+            raise FeedTemporaryError(f"{current} could not be reached: {exc}") from exc
+    raise FeedFetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+
+def _redirect_target(url: str, response: http.client.HTTPResponse) -> str:
+    location = response.getheader("Location")
+    if not location:
+        raise FeedFetchError(f"{url} answered HTTP {response.status} without a Location")
+    target = urljoin(url, location.strip())
+    if not is_url(target):
+        raise FeedFetchError(f"redirect to {target!r} refused: only http(s) is fetched")
+    return target
+
+
+def _status_check(url: str, response: http.client.HTTPResponse) -> None:
+    if 200 <= response.status < 300:
+        return
+    message = f"{url} answered HTTP {response.status} {response.reason}"
+    if response.status >= 500 or response.status in RETRYABLE_HTTP_STATUSES:
+        raise FeedTemporaryError(message)
+    raise FeedFetchError(message)
+
+
+def _copy_body(
+    url: str,
+    response: http.client.HTTPResponse,
+    spool: IO[bytes],
+    limits: FetchLimits,
+    deadline: float,
+) -> int:
+    declared = response.getheader("Content-Length")
+    if declared and declared.isdigit() and int(declared) > limits.max_bytes:
+        raise FeedTooLargeError(
+            f"{url} announces {declared} bytes; the limit is {limits.max_bytes}"
+        )
+    size = 0
+    while chunk := response.read1(READ_CHUNK_BYTES):
+        size += len(chunk)
+        if size > limits.max_bytes:
+            raise FeedTooLargeError(f"{url} sent more than {limits.max_bytes} bytes")
+        if time.monotonic() > deadline:
+            raise FeedTemporaryError(f"{url} took longer than {limits.deadline_s:g} s to download")
+        spool.write(chunk)
+    missing = response.length
+    if missing:  # read1() returns b"" when the server closes the connection early
+        raise FeedTemporaryError(
+            f"{url}: the connection closed after {size} bytes, {missing} short of the "
+            "announced length"
+        )
+    return size

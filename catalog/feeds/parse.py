@@ -4,7 +4,9 @@ Rows are read one at a time (CSV through ``csv.reader``; a JSON array item by it
 ``json.JSONDecoder.raw_decode`` over a sliding buffer), so memory does not grow with the feed,
 except for the keys kept to find duplicate rows. A row is numbered by its CSV line (the header is
 line 1) or its position in the JSON array (from 1). A problem with the feed as a whole (not UTF-8,
-invalid JSON, a required column missing) raises ``FeedFormatError``.
+invalid JSON, a required column missing) raises ``FeedFormatError``, whose message gives line
+numbers, positions and the column names we expect, never the feed's own text (a location that
+should not have been read must not be echoed back).
 
 Columns (see docs/price-feeds.md); ``column_map`` renames them ({"sku": "Part number"}):
 - supplier and hosting feeds: ``sku``, ``price``; optional ``currency``, ``observed_on``,
@@ -140,15 +142,14 @@ def _csv_records(stream: BinaryIO, spec: FeedSpec) -> Iterator[tuple[int, Record
         if not header or not any(cell.strip() for cell in header):
             raise FeedFormatError("the CSV feed is empty: it needs a header line")
         names = [cell.strip() for cell in header]
-        duplicated = sorted({name for name in names if names.count(name) > 1})
-        if duplicated:
-            raise FeedFormatError(f"the CSV header repeats column(s) {', '.join(duplicated)}")
+        repeated = _repeated_positions(names)
+        if repeated:
+            raise FeedFormatError(f"line 1: {repeated}")
         required = [spec.column(f) for f in REQUIRED[FeedKind(spec.kind)]]
         missing = [column for column in required if column not in names]
         if missing:
             raise FeedFormatError(
-                f"the CSV header lacks required column(s) {', '.join(missing)}; "
-                f"it has {', '.join(names)}"
+                f"line 1: the CSV header lacks required column(s) {', '.join(missing)}"
             )
         for cells in reader:
             if not any(cell.strip() for cell in cells):
@@ -160,7 +161,6 @@ def _csv_records(stream: BinaryIO, spec: FeedSpec) -> Iterator[tuple[int, Record
                         reader.line_num,
                         "row",
                         f"has {len(cells)} fields; the header has {len(names)}",
-                        _shown(",".join(cells)),
                     ),
                 )
                 continue
@@ -169,6 +169,19 @@ def _csv_records(stream: BinaryIO, spec: FeedSpec) -> Iterator[tuple[int, Record
         raise FeedFormatError(f"the feed is not UTF-8 text ({exc.reason})") from exc
     except csv.Error as exc:
         raise FeedFormatError(f"line {reader.line_num}: unreadable CSV ({exc})") from exc
+
+
+def _repeated_positions(names: list[str]) -> str:
+    """'columns 3 and 4 have the same name' (1-based positions), or '' when names are unique."""
+    groups: dict[str, list[int]] = {}
+    for position, name in enumerate(names, start=1):
+        groups.setdefault(name, []).append(position)
+    problems = []
+    for positions in groups.values():
+        if len(positions) > 1:
+            listed = ", ".join(map(str, positions[:-1])) + f" and {positions[-1]}"
+            problems.append(f"columns {listed} have the same name")
+    return "; ".join(problems)
 
 
 def _json_records(stream: BinaryIO) -> Iterator[tuple[int, Record]]:

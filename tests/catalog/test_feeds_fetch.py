@@ -13,8 +13,15 @@ from catalog.feeds import (
     FetchLimits,
     feed_open,
 )
+from gpuquote.core.outbound import OutboundPolicy
 
-LIMITS = FetchLimits(timeout_s=0.5, deadline_s=1.0, max_bytes=1000)
+# The test server listens on 127.0.0.1: allowed explicitly, as OUTBOUND_ALLOW_PRIVATE_HOSTS does.
+LIMITS = FetchLimits(
+    timeout_s=0.5,
+    deadline_s=1.0,
+    max_bytes=1000,
+    outbound=OutboundPolicy.from_entries(["127.0.0.1"]),
+)
 
 
 @pytest.fixture(scope="module")

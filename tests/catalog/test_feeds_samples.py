@@ -14,7 +14,7 @@ from catalog.services import catalog_load, price_source_refresh
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = "catalog/feeds/samples/"
+SAMPLES = ""  # locations relative to PRICE_FEED_FILE_ROOT, by default the samples
 SOURCES = [
     ("EU distributor", "supplier", "supplier-eur.csv", "csv", "EUR", {}),
     (
@@ -37,8 +37,7 @@ SOURCES = [
 
 
 @pytest.fixture
-def seed_catalog(settings):
-    settings.PRICE_FEED_FILE_ROOT = ROOT
+def seed_catalog():
     data = json.loads((ROOT / "catalog" / "data" / "catalog.json").read_text(encoding="utf-8"))
     catalog_load(parts=data["parts"])
 

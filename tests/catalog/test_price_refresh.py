@@ -39,7 +39,11 @@ from catalog.services import (
 from quotes.engine.money import Money
 from tests.factories import chassis_make, cpu_make, gpu_make, price_make
 
-pytestmark = pytest.mark.django_db
+# Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("outbound_allows_loopback", "example_dns"),
+]
 
 OLD_DAY = dt.date(2026, 10, 1)
 NEW_DAY = "2026-11-30"

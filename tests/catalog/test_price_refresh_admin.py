@@ -22,7 +22,11 @@ from catalog.services import PRICE_REFRESH_TASK, price_source_refresh
 from gpuquote.celery import app
 from tests.factories import gpu_make, price_make
 
-pytestmark = pytest.mark.django_db
+# Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("outbound_allows_loopback", "example_dns"),
+]
 
 SOURCE_FORM = {
     "name": "EU distributor",

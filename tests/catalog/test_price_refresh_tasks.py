@@ -17,7 +17,11 @@ from catalog.tasks import refresh_price_source
 from gpuquote.celery import app
 from tests.factories import gpu_make, price_make
 
-pytestmark = pytest.mark.django_db
+# Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("outbound_allows_loopback", "example_dns"),
+]
 
 FEED = "sku,price,currency,observed_on\nGPU-T,1100.00,EUR,2026-11-30\n"
 
@@ -112,7 +116,7 @@ def test_a_task_for_a_deleted_source_does_nothing():
 
 
 def test_saving_a_source_creates_then_updates_its_beat_entry():
-    source = source_make("catalog/feeds/samples/supplier-eur.csv", schedule="17 4 * * 1")
+    source = source_make("supplier-eur.csv", schedule="17 4 * * 1")
 
     entry = price_source_schedule_sync(source=source)
 

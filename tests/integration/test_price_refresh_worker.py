@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from django_celery_beat.schedulers import ModelEntry
 from pytest_httpserver import HTTPServer
@@ -32,6 +27,7 @@ from catalog.services import price_source_schedule_sync
 from catalog.tasks import refresh_price_source
 from gpuquote.celery import app
 from tests.factories import gpu_make, price_make
+from tests.workers import Worker, wait_for
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -51,77 +47,18 @@ pytestmark = [
         "in-memory test database",
     ),
     pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("outbound_allows_loopback"),
 ]
 
 
-class Worker:
-    """``celery -A gpuquote worker --pool=solo`` on its own queue, talking to the test DB."""
-
-    def __init__(self, queue: str, log_path: Path) -> None:
-        self.queue = queue
-        self.name = f"it-{uuid.uuid4().hex[:8]}@%h"
-        self.log_path = log_path
-        test_db = connection.settings_dict["NAME"]
-        env = os.environ | {
-            "DATABASE_URL": urlsplit(DATABASE_URL)._replace(path=f"/{test_db}").geturl(),
-            "DB_CONN_MAX_AGE": "0",
-            "PRICE_FEED_RETRY_BACKOFF_SECONDS": "1",
-            "PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS": "2",
-            "PRICE_FEED_FETCH_TIMEOUT_SECONDS": "20",
-        }
-        celery = Path(sys.executable).with_name("celery")
-        self.log = log_path.open("w")
-        self.process = subprocess.Popen(
-            [
-                str(celery),
-                "-A",
-                "gpuquote",
-                "worker",
-                "--pool=solo",
-                "--queues",
-                queue,
-                "--hostname",
-                self.name,
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--loglevel=INFO",
-            ],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait_ready()
-
-    def output(self) -> str:
-        self.log.flush()
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"the worker exited early:\n{self.output()}")
-            if " ready." in self.log_path.read_text(errors="replace"):
-                return
-            time.sleep(0.2)
-        pytest.fail(f"the worker was not ready in {READY_TIMEOUT_S} s:\n{self.output()}")
-
-    def kill(self) -> None:
-        """SIGKILL, as when a host dies: no shutdown, no acknowledgement."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.log.close()
+# The feed retries of these tests wait one or two seconds, not minutes; the feed server is on
+# 127.0.0.1 (the worker's side of ``outbound_allows_loopback``).
+WORKER_ENV = {
+    "OUTBOUND_ALLOW_PRIVATE_HOSTS": "127.0.0.1",
+    "PRICE_FEED_RETRY_BACKOFF_SECONDS": "1",
+    "PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS": "2",
+    "PRICE_FEED_FETCH_TIMEOUT_SECONDS": "20",
+}
 
 
 @pytest.fixture
@@ -134,7 +71,7 @@ def start_worker(queue, tmp_path) -> Iterator:
     workers: list[Worker] = []
 
     def start() -> Worker:
-        worker = Worker(queue, tmp_path / f"worker-{len(workers)}.log")
+        worker = Worker(tmp_path / f"worker-{len(workers)}.log", queue=queue, env=WORKER_ENV)
         workers.append(worker)
         return worker
 
@@ -171,16 +108,6 @@ def source_make(location: str) -> PriceSource:
     return PriceSource.objects.create(
         name="Worker feed", kind="supplier", location=location, format="csv", currency="EUR"
     )
-
-
-def wait_for(check, *, timeout_s: float = 30, what: str = "", worker: Worker | None = None):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}:\n{worker.output() if worker else ''}")
 
 
 def test_a_beat_dispatch_runs_on_a_real_worker_and_records_prices(

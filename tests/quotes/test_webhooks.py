@@ -46,7 +46,9 @@ from quotes.webhooks import (
 from tests.api_fixtures import auth, partner_key
 from tests.factories import cpu_make, gpu_make, price_make
 
-pytestmark = pytest.mark.django_db
+# Names resolve without the network (*.example: a public address); receivers on 127.0.0.1 are
+# allowed explicitly through ``outbound_allows_loopback`` (tests/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("example_dns")]
 
 HOOK = "/hook"
 WEBHOOKS = reverse("api:webhooks")
@@ -104,7 +106,7 @@ def globex():
 
 
 @pytest.fixture
-def receiver(httpserver_ipv4):
+def receiver(httpserver_ipv4, outbound_allows_loopback):
     return httpserver_ipv4
 
 
@@ -204,7 +206,7 @@ def test_a_non_2xx_answer_raises_for_the_task_to_retry(receiver, acme):
     assert (delivery.status, delivery.attempt_count) == (DeliveryStatus.PENDING, 1)
 
 
-def test_an_unreachable_receiver_is_recorded_with_the_error(acme):
+def test_an_unreachable_receiver_is_recorded_as_unreachable_only(acme, outbound_allows_loopback):
     with socket.socket() as probe:  # a port nothing listens on once closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -212,9 +214,8 @@ def test_an_unreachable_receiver_is_recorded_with_the_error(acme):
 
     assert webhook_deliver(delivery_id=delivery.pk, last_attempt=True) is False
 
-    [(number, status, error)] = attempts(delivery)
-    assert (number, status) == (1, None)
-    assert "refused" in error.lower()
+    # The partner does not read "connection refused" (a port scanner); the logs do.
+    assert attempts(delivery) == [(1, None, "unreachable")]
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.FAILED
 
@@ -232,9 +233,7 @@ def test_a_slow_receiver_times_out(receiver, acme, monkeypatch):
     with pytest.raises(WebhookDeliveryError, match="timed out"):
         webhook_deliver(delivery_id=delivery.pk)
 
-    [(_number, status, error)] = attempts(delivery)
-    assert status is None
-    assert "timed out" in error
+    assert attempts(delivery) == [(1, None, "unreachable")]
     deadline = time.monotonic() + 5  # let the late answer finish before the next test's log
     while not receiver.log and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -668,7 +667,9 @@ def test_registration_refuses_bad_input_in_production(client, acme, body, field,
     assert not Webhook.objects.exists()
 
 
-def test_plain_http_is_accepted_on_development_servers(client, acme, settings):
+def test_plain_http_is_accepted_on_development_servers(
+    client, acme, settings, outbound_allows_loopback
+):
     settings.DEBUG = True
 
     response = client.post(
