@@ -5,6 +5,8 @@ unreachable), with exponential backoff; the service records the sent e-mail, so 
 duplicated message never mails the customer twice. ``expire_quotes`` runs daily (the beat
 entry is in ``settings.CELERY_BEAT_SCHEDULE``). ``deliver_webhook`` makes one try at a partner
 webhook delivery per run and retries while the receiver fails; its last try marks it failed.
+Each is queued after commit through the outbox (``quotes.outbox``); ``outbox_redispatch`` runs
+every minute and queues again the jobs a broker outage kept back.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import smtplib
 
 from celery import shared_task
 
+from quotes.outbox import outbox_jobs_redispatch
 from quotes.quote_services import quote_answer_notify, quote_email_send, quote_expire_due
 from quotes.webhooks import WebhookDeliveryError, webhook_deliver
 
@@ -35,6 +38,8 @@ def send_quote_email(quote_id: int, revision_id: int) -> bool:
 
 @shared_task(
     name="quotes.notify_quote_answer",
+    acks_late=True,  # idempotent: the staff_notified event is checked under the answer's lock
+    reject_on_worker_lost=True,
     autoretry_for=RETRYABLE,
     max_retries=5,
     retry_backoff=30,
@@ -42,6 +47,11 @@ def send_quote_email(quote_id: int, revision_id: int) -> bool:
 )
 def notify_quote_answer(event_id: int) -> bool:
     return quote_answer_notify(event_id=event_id)
+
+
+@shared_task(name="quotes.outbox_redispatch", acks_late=True)
+def outbox_redispatch() -> int:
+    return outbox_jobs_redispatch()
 
 
 @shared_task(name="quotes.expire_quotes", acks_late=True)

@@ -1,0 +1,172 @@
+"""Real processes for the integration and reliability tests: a Celery worker (subprocess, solo
+pool) on the test database, a private redis-server, and a bounded wait. 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.db import connection
+
+BASE_DIR = Path(__file__).resolve().parents[1]
+READY_TIMEOUT_S = 60
+
+
+def worker_database_url(database_url: str) -> str:
+    """``DATABASE_URL`` pointed at the test database pytest-django created."""
+    return urlsplit(database_url)._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
+
+
+class Worker:
+    """``celery -A gpuquote worker --pool=solo`` on the test database (DATABASE_URL), consuming
+    ``queue`` (None: Celery's default queue)."""
+
+    def __init__(
+        self,
+        log_path: Path,
+        *,
+        queue: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.queue = queue
+        self.name = f"it-{uuid.uuid4().hex[:8]}@%h"
+        self.log_path = log_path
+        environment = os.environ | {
+            "DATABASE_URL": worker_database_url(os.environ["DATABASE_URL"]),
+            "DB_CONN_MAX_AGE": "0",
+        }
+        environment |= dict(env or {})
+        celery = Path(sys.executable).with_name("celery")
+        command = [str(celery), "-A", "gpuquote", "worker", "--pool=solo"]
+        if queue:
+            command += ["--queues", queue]
+        command += [
+            "--hostname",
+            self.name,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=INFO",
+        ]
+        self.log = log_path.open("w")
+        self.process = subprocess.Popen(
+            command, cwd=BASE_DIR, env=environment, stdout=self.log, stderr=subprocess.STDOUT
+        )
+        self._wait_ready()
+
+    def output(self) -> str:
+        self.log.flush()
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the worker exited early:\n{self.output()}")
+            if " ready." in self.log_path.read_text(errors="replace"):
+                return
+            time.sleep(0.2)
+        pytest.fail(f"the worker was not ready in {READY_TIMEOUT_S} s:\n{self.output()}")
+
+    def kill(self) -> None:
+        """SIGKILL, as when a host dies: no shutdown, no acknowledgement."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.log.close()
+
+
+def free_port(first: int = 0) -> int:
+    """A free 127.0.0.1 port: the first from ``first`` on (0: any the system picks)."""
+    for port in range(first, first + 100) if first else [0]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise RuntimeError(f"no free port from {first}")
+
+
+class RedisServer:
+    """A private redis-server on 127.0.0.1 (never the shared one): stopped and started again on
+    the same port by the tests, in memory only."""
+
+    def __init__(self, workdir: Path, port: int) -> None:
+        self.workdir, self.port = workdir, port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @staticmethod
+    def available() -> bool:
+        return shutil.which("redis-server") is not None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(self._answers, timeout_s=10, what=f"redis-server on port {self.port}")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        self.process = None
+
+
+def wait_for(
+    check: Callable[[], Any],
+    *,
+    timeout_s: float = 30,
+    what: str = "",
+    worker: Worker | None = None,
+) -> Any:
+    """Poll ``check`` until it returns something true (bounded: fails after ``timeout_s``)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}:\n{worker.output() if worker else ''}")
