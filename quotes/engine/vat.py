@@ -6,12 +6,12 @@ The seller is established in France (``SELLER_COUNTRY``). The rule, deliberately
 Customer                                               Rate       Mention on the quote
 =====================================================  =========  ==============================
 in France (business or consumer)                       FR 20      none
-in another member state, business, VAT number whose    0          reverse charge (services,
-format matches that country's                                     article 196) / exempt
+in another member state, business, valid VAT number    0          reverse charge (services,
+of that country (check digits included)                           article 196) / exempt
                                                                   intra-Community supply (goods,
                                                                   article 138)
 in another member state, consumer, or business         FR 20      for a business: why the reverse
-without a VAT number of that country's format                     charge does not apply
+without a valid VAT number of that country                        charge does not apply
 outside the European Union                             0          export: outside the scope of
                                                                   EU VAT / exempt export
 =====================================================  =========  ==============================
@@ -26,9 +26,10 @@ Simplifications, stated so that nobody mistakes this table for tax advice:
   customer's country's rate applies (declared through the One-Stop Shop). The quote charges
   French VAT in every case; ``EU_STANDARD_VAT_RATES_PCT`` holds the other rates for the day the
   threshold is crossed.
-- **A VAT number "looks valid"** when it has the customer country's prefix and the national
-  format; check digits and registration are not verified. Before invoicing without VAT the
-  number must be confirmed in VIES (the Commission's VAT Information Exchange System).
+- **A VAT number is valid** when it has the customer country's prefix and a national part of
+  that country's format with right check digits (python-stdnum's ``stdnum.eu.vat``);
+  registration is not verified. Before invoicing without VAT the number must be confirmed in
+  VIES (the Commission's VAT Information Exchange System).
 - **Goods are assumed to leave France.** Parts delivered in France (for example servers racked
   in the seller's own datacentre for a managed-hosting contract) are a domestic supply and bear
   French VAT whoever the customer is; the quote does not model where parts are delivered.
@@ -49,6 +50,8 @@ from datetime import date
 from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
+
+from stdnum.eu import vat as eu_vat
 
 from .i18n import Message, gettext_noop
 
@@ -101,53 +104,13 @@ EU_STANDARD_VAT_RATES_PCT: Mapping[str, Decimal] = MappingProxyType(
 EU_MEMBER_STATES = frozenset(EU_STANDARD_VAT_RATES_PCT)
 ZERO_RATE_PCT = Decimal(0)
 
-# --- VAT identification number formats ---------------------------------------------------------
+# --- VAT identification numbers ----------------------------------------------------------------
 #
-# Source: European Commission, VIES FAQ, "VAT identification number structure" table (one line
-# per member state; "9" a digit, "X" a letter or a digit, "S" a letter, a digit, "+" or "*",
-# "L" a letter) and its notes: Austria's first character is always "U"; Belgium's first digit
-# is 0 or 1; Spain's first and last characters may be letters or digits but not both digits; the
-# Netherlands' tenth character is always "B". The patterns below match the part after the prefix
-# and check the format only, never the check digits.
+# A number is the prefix (the ISO code, but "EL" for Greece) then the national part, whose format
+# and check digits python-stdnum knows for every member state (``stdnum.eu.vat``, one module per
+# country, each citing its source).
 VAT_NUMBER_PREFIXES: Mapping[str, str] = MappingProxyType(
     {country: ("EL" if country == "GR" else country) for country in EU_MEMBER_STATES}
-)
-VAT_NUMBER_FORMATS: Mapping[str, str] = MappingProxyType(
-    {
-        "AT": r"U\d{8}",  # ATU99999999
-        "BE": r"[01]\d{9}",  # BE0999999999
-        "BG": r"\d{9,10}",  # BG999999999 or BG9999999999
-        "CY": r"\d{8}[A-Z]",  # CY99999999L
-        "CZ": r"\d{8,10}",  # CZ99999999, CZ999999999 or CZ9999999999
-        "DE": r"\d{9}",  # DE999999999
-        "DK": r"\d{8}",  # DK99 99 99 99
-        "EE": r"\d{9}",  # EE999999999
-        "ES": r"[A-Z]\d{7}[A-Z0-9]|\d{8}[A-Z]",  # ESX9999999X, not both ends digits
-        "FI": r"\d{8}",  # FI99999999
-        "FR": r"[A-Z0-9]{2}\d{9}",  # FRXX 999999999
-        "GR": r"\d{9}",  # EL999999999
-        "HR": r"\d{11}",  # HR99999999999
-        "HU": r"\d{8}",  # HU99999999
-        "IE": r"\d[A-Z0-9+*]\d{5}[A-Z]|\d{7}[A-Z]{2}",  # IE9S99999L or IE9999999WI
-        "IT": r"\d{11}",  # IT99999999999
-        "LT": r"\d{9}|\d{12}",  # LT999999999 or LT999999999999
-        "LU": r"\d{8}",  # LU99999999
-        "LV": r"\d{11}",  # LV99999999999
-        "MT": r"\d{8}",  # MT99999999
-        "NL": r"\d{9}B\d{2}",  # NL999999999B99
-        "PL": r"\d{10}",  # PL9999999999
-        "PT": r"\d{9}",  # PT999999999
-        "RO": r"\d{2,10}",  # RO999999999: 2 to 10 digits
-        "SE": r"\d{12}",  # SE999999999999
-        "SI": r"\d{8}",  # SI99999999
-        "SK": r"\d{10}",  # SK9999999999
-    }
-)
-_VAT_NUMBER_PATTERNS = MappingProxyType(
-    {
-        country: re.compile(re.escape(VAT_NUMBER_PREFIXES[country]) + f"(?:{national})")
-        for country, national in VAT_NUMBER_FORMATS.items()
-    }
 )
 # Separators people type inside a VAT number (VIES itself shows Danish numbers in blocks).
 _SEPARATORS = re.compile(r"[\s.\-]")
@@ -239,12 +202,14 @@ def normalize_vat_number(vat_number: str) -> str:
     return _SEPARATORS.sub("", vat_number).upper()
 
 
-def vat_number_looks_valid(vat_number: str | None, country: str) -> bool:
-    """The number has ``country``'s prefix and national format (no check digits, no VIES)."""
-    pattern = _VAT_NUMBER_PATTERNS.get(country)
-    if vat_number is None or pattern is None:
+def vat_number_is_valid(vat_number: str | None, country: str) -> bool:
+    """The number has member state ``country``'s prefix and a national part of its format with
+    right check digits (python-stdnum; registration is not checked: no VIES)."""
+    prefix = VAT_NUMBER_PREFIXES.get(country)
+    if not vat_number or prefix is None:
         return False
-    return pattern.fullmatch(normalize_vat_number(vat_number)) is not None
+    number = normalize_vat_number(vat_number)
+    return number.startswith(prefix) and bool(eu_vat.is_valid(number))
 
 
 def vat_treatment(
@@ -264,7 +229,7 @@ def vat_treatment(
         return VatTreatment(VatRegime.DOMESTIC, french_rate, None)
     if not is_eu_member(customer_country):
         return VatTreatment(VatRegime.EXPORT, ZERO_RATE_PCT, Message(_EXPORT_NOTES[kinds]))
-    if is_business and vat_number_looks_valid(vat_number, customer_country):
+    if is_business and vat_number_is_valid(vat_number, customer_country):
         note = Message(_REVERSE_CHARGE_NOTES[kinds])
         return VatTreatment(VatRegime.REVERSE_CHARGE, ZERO_RATE_PCT, note)
     note = None

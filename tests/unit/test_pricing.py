@@ -226,13 +226,19 @@ MIXED = [line("500.00", "2"), line("250.00", kind=SERVICE, description="Setup")]
     [
         ({"customer_country": "FR"}, VatRegime.DOMESTIC, "20", "225.00"),
         (
-            {"customer_country": "DE", "vat_number": "DE123456789"},
+            {"customer_country": "DE", "vat_number": "DE136695976"},
             VatRegime.REVERSE_CHARGE,
             "0",
             "0.00",
         ),
         (
             {"customer_country": "DE", "vat_number": "DE 1234 5678"},
+            VatRegime.EU_FRENCH_VAT,
+            "20",
+            "225.00",
+        ),
+        (
+            {"customer_country": "DE", "vat_number": "DE136695978"},
             VatRegime.EU_FRENCH_VAT,
             "20",
             "225.00",
@@ -246,7 +252,15 @@ MIXED = [line("500.00", "2"), line("250.00", kind=SERVICE, description="Setup")]
         ({"customer_country": "GB"}, VatRegime.EXPORT, "0", "0.00"),
         ({"customer_country": "US", "is_business": False}, VatRegime.EXPORT, "0", "0.00"),
     ],
-    ids=["FR", "DE-B2B-valid", "DE-B2B-malformed", "ES-B2C", "GB", "US"],
+    ids=[
+        "FR",
+        "DE-B2B-valid",
+        "DE-B2B-malformed",
+        "DE-B2B-wrong-check-digit",
+        "ES-B2C",
+        "GB",
+        "US",
+    ],
 )
 def test_vat_by_customer(options, regime, rate, vat):
     totals = quote(MIXED, quote_discount_pct=Decimal(10), **options)
@@ -257,7 +271,7 @@ def test_vat_by_customer(options, regime, rate, vat):
 
 
 def test_reverse_charge_on_goods_and_services_cites_both_articles():
-    totals = quote(MIXED, customer_country="DE", vat_number="DE123456789")
+    totals = quote(MIXED, customer_country="DE", vat_number="DE136695976")
     note = totals.vat_note.render()
     assert note.startswith("Autoliquidation / Reverse charge")
     assert "article 196" in note
@@ -359,7 +373,7 @@ quote_lines = st.builds(
 customers = st.sampled_from(
     [
         {"customer_country": "FR", "is_business": True, "vat_number": None},
-        {"customer_country": "DE", "is_business": True, "vat_number": "DE123456789"},
+        {"customer_country": "DE", "is_business": True, "vat_number": "DE136695976"},
         {"customer_country": "DE", "is_business": True, "vat_number": "DE12"},
         {"customer_country": "ES", "is_business": False, "vat_number": None},
         {"customer_country": "US", "is_business": True, "vat_number": None},

@@ -1,4 +1,5 @@
-"""VAT by customer country: the rates table, VAT-number formats and the reverse-charge rule."""
+"""VAT by customer country: the rates table, VAT numbers (check digits: python-stdnum) and the
+reverse-charge rule."""
 
 from decimal import Decimal
 
@@ -8,13 +9,12 @@ from quotes.engine.vat import (
     EU_MEMBER_STATES,
     EU_STANDARD_VAT_RATES_PCT,
     SELLER_COUNTRY,
-    VAT_NUMBER_FORMATS,
     VAT_NUMBER_PREFIXES,
     VatError,
     VatRegime,
     normalize_vat_number,
     standard_rate_pct,
-    vat_number_looks_valid,
+    vat_number_is_valid,
     vat_treatment,
 )
 
@@ -42,9 +42,9 @@ def treatment(country, *, business=True, number=None, goods=False, services=True
 # --- The data -----------------------------------------------------------------------------------
 
 
-def test_the_table_covers_exactly_the_27_member_states_and_each_has_a_number_format():
+def test_the_table_covers_exactly_the_27_member_states_and_each_has_a_vat_prefix():
     assert EU_MEMBER_STATES == EU_27
-    assert set(VAT_NUMBER_FORMATS) == EU_27
+    assert set(VAT_NUMBER_PREFIXES) == EU_27
     assert SELLER_COUNTRY == "FR"
 
 
@@ -77,91 +77,115 @@ def test_every_rate_is_a_legal_standard_rate():
 
 # --- VAT numbers --------------------------------------------------------------------------------
 
-# One example per format line of the VIES structure table, and a near miss for each.
+# Real numbers with right check digits: the examples of python-stdnum's own documentation (one
+# module per member state, e.g. ``stdnum.de.vat``), several formats where a state has them.
 VALID_NUMBERS = [
-    ("AT", "ATU12345678"),
-    ("BE", "BE0123456789"),
-    ("BE", "BE1234567890"),
-    ("BG", "BG123456789"),
-    ("BG", "BG1234567890"),
-    ("CY", "CY12345678X"),
-    ("CZ", "CZ12345678"),
-    ("CZ", "CZ123456789"),
-    ("CZ", "CZ1234567890"),
-    ("DE", "DE123456789"),
-    ("DK", "DK12 34 56 78"),
-    ("EE", "EE123456789"),
-    ("ES", "ESX1234567X"),
-    ("ES", "ESA12345678"),
-    ("ES", "ES12345678Z"),
-    ("FI", "FI12345678"),
-    ("FR", "FRXX123456789"),
+    ("AT", "ATU13585627"),
+    ("BE", "BE0403019261"),
+    ("BG", "BG175074752"),
+    ("CY", "CY10259033P"),
+    ("CZ", "CZ25123891"),
+    ("CZ", "CZ7103192745"),
+    ("DE", "DE136695976"),
+    ("DK", "DK13 58 56 28"),
+    ("EE", "EE100931558"),
+    ("ES", "ESB58378431"),
+    ("ES", "ESA13585625"),
+    ("FI", "FI20774740"),
+    ("FR", "FR40303265045"),
+    ("FR", "FR23334175221"),
+    ("GR", "EL094259216"),
+    ("HR", "HR33392005961"),
+    ("HU", "HU12892312"),
+    ("IE", "IE6433435F"),
+    ("IE", "IE6433435OA"),
+    ("IT", "IT00743110157"),
+    ("LT", "LT119511515"),
+    ("LT", "LT100001919017"),
+    ("LU", "LU15027442"),
+    ("LV", "LV40003521600"),
+    ("MT", "MT11679112"),
+    ("NL", "NL004495445B01"),
+    ("PL", "PL8567346215"),
+    ("PT", "PT501964843"),
+    ("RO", "RO18547290"),
+    ("SE", "SE123456789701"),
+    ("SI", "SI50223054"),
+    ("SK", "SK2022749619"),
+]
+# The same numbers with one check digit (or check letter) changed: the right format, the wrong
+# arithmetic. The regex alone accepted every one of them.
+WRONG_CHECK_DIGITS = [
+    ("AT", "ATU13585620"),
+    ("BE", "BE0403019260"),
+    ("BG", "BG175074750"),
+    ("CY", "CY10259033X"),
+    ("CZ", "CZ25123890"),
+    ("DE", "DE136695978"),  # stdnum.de.vat's own example of a bad check digit
+    ("DE", "DE123456789"),  # the placeholder the old tests took for valid
+    ("DK", "DK13585620"),
+    ("EE", "EE100931550"),
+    ("ES", "ESB58378430"),
+    ("FI", "FI20774741"),
+    ("FR", "FR40303265040"),
     ("FR", "FR12123456789"),
-    ("GR", "EL123456789"),
-    ("HR", "HR12345678901"),
-    ("HU", "HU12345678"),
-    ("IE", "IE1S23456L"),
-    ("IE", "IE1+23456L"),
-    ("IE", "IE1234567WI"),
-    ("IT", "IT12345678901"),
-    ("LT", "LT123456789"),
-    ("LT", "LT123456789012"),
-    ("LU", "LU12345678"),
-    ("LV", "LV12345678901"),
-    ("MT", "MT12345678"),
-    ("NL", "NL123456789B01"),
-    ("PL", "PL1234567890"),
-    ("PT", "PT123456789"),
-    ("RO", "RO12"),
-    ("RO", "RO1234567890"),
-    ("SE", "SE123456789001"),
-    ("SI", "SI12345678"),
-    ("SK", "SK1234567890"),
+    ("GR", "EL094259210"),
+    ("HR", "HR33392005960"),
+    ("HU", "HU12892310"),
+    ("IE", "IE6433435E"),
+    ("IT", "IT00743110150"),
+    ("LT", "LT119511510"),
+    ("LU", "LU15027440"),
+    ("LV", "LV40003521601"),
+    ("MT", "MT11679110"),
+    ("NL", "NL004495446B01"),
+    ("PL", "PL8567346210"),
+    ("PT", "PT501964840"),
+    ("RO", "RO18547291"),
+    ("SE", "SE123456789801"),
+    ("SI", "SI50223050"),
+    ("SK", "SK2022749610"),
 ]
 INVALID_NUMBERS = [
-    ("AT", "AT12345678"),  # the U is missing
-    ("BE", "BE2123456789"),  # starts with 0 or 1
-    ("BG", "BG12345678"),
-    ("CY", "CY123456789"),  # ends with a letter
-    ("CZ", "CZ1234567"),
-    ("DE", "DE12345678"),  # one digit short
-    ("DE", "DE1234567890"),  # one digit too many
-    ("DE", "123456789"),  # no prefix
-    ("DE", "FR12123456789"),  # another country's number
-    ("DK", "DK1234567"),
+    ("AT", "AT13585627"),  # the U is missing
+    ("BE", "BE2403019261"),  # starts with 0 or 1
+    ("CY", "CY102590331"),  # ends with a letter
+    ("DE", "DE13669597"),  # one digit short
+    ("DE", "DE1366959760"),  # one digit too many
+    ("DE", "136695976"),  # no prefix
+    ("DE", "FR40303265045"),  # another country's number, valid there
     ("ES", "ES123456789"),  # both ends digits
-    ("FI", "FI1234567"),
-    ("GR", "GR123456789"),  # Greece's VAT prefix is EL
-    ("HR", "HR1234567890"),
-    ("IE", "IE12345678"),
-    ("IT", "IT1234567890"),
-    ("LT", "LT1234567890"),
-    ("NL", "NL123456789A01"),  # the tenth character is B
-    ("PL", "PL123456789"),
-    ("PT", "PT12345678"),
-    ("RO", "RO1"),
-    ("RO", "RO12345678901"),
-    ("SE", "SE12345678901"),
-    ("SK", "SK123456789"),
-    ("US", "US123456789"),  # no EU format outside the EU
+    ("GR", "GR094259216"),  # Greece's VAT prefix is EL
+    ("NL", "NL004495445A01"),  # the tenth character is B
+    ("US", "US123456789"),  # no EU number outside the EU
 ]
 
 
 @pytest.mark.parametrize(("country", "number"), VALID_NUMBERS)
-def test_numbers_in_the_official_format_look_valid(country, number):
-    assert vat_number_looks_valid(number, country)
+def test_numbers_with_right_check_digits_are_valid(country, number):
+    assert vat_number_is_valid(number, country)
+
+
+@pytest.mark.parametrize(("country", "number"), WRONG_CHECK_DIGITS)
+def test_numbers_with_a_wrong_check_digit_are_not(country, number):
+    assert not vat_number_is_valid(number, country)
 
 
 @pytest.mark.parametrize(("country", "number"), INVALID_NUMBERS)
-def test_numbers_out_of_format_do_not(country, number):
-    assert not vat_number_looks_valid(number, country)
+def test_numbers_out_of_format_are_not(country, number):
+    assert not vat_number_is_valid(number, country)
+
+
+def test_every_member_state_has_a_valid_and_a_wrong_example():
+    assert {country for country, _number in VALID_NUMBERS} == EU_27
+    assert {country for country, _number in WRONG_CHECK_DIGITS} == EU_27
 
 
 def test_a_number_is_read_without_separators_and_in_any_case():
-    assert normalize_vat_number(" de 123.456-789 ") == "DE123456789"
-    assert vat_number_looks_valid("nl 1234.56789.b01", "NL")
-    assert not vat_number_looks_valid(None, "DE")
-    assert not vat_number_looks_valid("", "DE")
+    assert normalize_vat_number(" de 136.695-976 ") == "DE136695976"
+    assert vat_number_is_valid("nl 0044.95445.b01", "NL")
+    assert not vat_number_is_valid(None, "DE")
+    assert not vat_number_is_valid("", "DE")
 
 
 def test_every_member_state_but_greece_uses_its_iso_code_as_prefix():
@@ -173,27 +197,29 @@ def test_every_member_state_but_greece_uses_its_iso_code_as_prefix():
 
 
 @pytest.mark.parametrize(
-    ("business", "number"), [(True, "FR12123456789"), (True, None), (False, None)]
+    ("business", "number"), [(True, "FR40303265045"), (True, None), (False, None)]
 )
 def test_french_customers_pay_french_vat_without_a_mention(business, number):
     result = treatment("FR", business=business, number=number)
     assert (result.regime, result.rate_pct, result.note) == (VatRegime.DOMESTIC, Decimal(20), None)
 
 
-def test_an_eu_business_with_a_valid_looking_number_is_reverse_charged():
-    result = treatment("DE", number="DE123456789")
+def test_an_eu_business_with_a_valid_number_is_reverse_charged():
+    result = treatment("DE", number="DE136695976")
     assert result.regime == VatRegime.REVERSE_CHARGE
     assert result.rate_pct == Decimal(0)
     assert result.note.render() == REVERSE_CHARGE_SERVICES
 
 
 def test_greek_businesses_give_an_el_number():
-    assert treatment("GR", number="EL 123 456 789").regime == VatRegime.REVERSE_CHARGE
-    assert treatment("GR", number="GR123456789").regime == VatRegime.EU_FRENCH_VAT
+    assert treatment("GR", number="EL 094 259 216").regime == VatRegime.REVERSE_CHARGE
+    assert treatment("GR", number="GR094259216").regime == VatRegime.EU_FRENCH_VAT
 
 
-@pytest.mark.parametrize("number", ["DE12345678", "DE12345678X", None, "", "FR12123456789"])
-def test_an_eu_business_without_a_valid_looking_number_pays_french_vat(number):
+@pytest.mark.parametrize(
+    "number", ["DE13669597", "DE12345678X", "DE136695978", None, "", "FR40303265045"]
+)
+def test_an_eu_business_without_a_valid_number_pays_french_vat(number):
     result = treatment("DE", number=number)
     assert (result.regime, result.rate_pct) == (VatRegime.EU_FRENCH_VAT, Decimal(20))
     assert result.note.render() == (
@@ -202,7 +228,7 @@ def test_an_eu_business_without_a_valid_looking_number_pays_french_vat(number):
     )
 
 
-@pytest.mark.parametrize("number", [None, "ESX1234567X"])
+@pytest.mark.parametrize("number", [None, "ESA13585625"])
 def test_eu_consumers_pay_french_vat_not_their_countrys(number):
     # Spain's rate is 21; the module's simplification charges the seller's 20 (see vat.py).
     result = treatment("ES", business=False, number=number)
@@ -234,7 +260,7 @@ def test_customers_outside_the_eu_pay_no_vat_and_the_quote_says_export(country, 
     ],
 )
 def test_the_reverse_charge_mention_cites_the_article_for_what_is_sold(goods, services, cited):
-    note = treatment("IT", number="IT12345678901", goods=goods, services=services).note.render()
+    note = treatment("IT", number="IT00743110157", goods=goods, services=services).note.render()
     assert all(article in note for article in cited)
     assert "2006/112/EC" in note
 

@@ -1,0 +1,93 @@
+"""A customer's country and VAT number: the one rule every input uses (the wizard's quote request,
+the staff screens, the partner API, and the model the VAT computation reads from).
+
+- A country is an ISO 3166-1 alpha-2 code that django-countries knows (upper case; "ZZ", "UK" or
+  "EL" are refused, so nothing unknown is ever taxed as an export).
+- A VAT number of a member state has that state's prefix ("EL" for Greece) and a national part
+  of the right format with right check digits (python-stdnum, through the engine's
+  ``vat_number_is_valid``). Outside the EU a number is kept as typed, unchecked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext_lazy as _
+from django_countries import countries
+
+from quotes.engine.vat import (
+    VAT_NUMBER_PREFIXES,
+    is_eu_member,
+    normalize_vat_number,
+    vat_number_is_valid,
+)
+
+# "value": the parameter Django's own "invalid_choice" message gets (the model field uses this).
+COUNTRY_MESSAGE = _("“%(value)s” is not an ISO 3166-1 country code (such as FR or DE).")
+VAT_NUMBER_MESSAGE = _(
+    "This VAT number is not valid for %(country)s: it must start with %(prefix)s and its check "
+    "digits must be right."
+)
+
+
+def country_code_normalize(value: Any) -> Any:
+    """Upper case without surrounding spaces; anything but text unchanged (a validator says no)."""
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+@deconstructible
+class CountryCodeValidator:
+    """Refuses anything but an ISO 3166-1 alpha-2 code that django-countries knows."""
+
+    def __call__(self, value: object) -> None:
+        if not isinstance(value, str) or value not in countries:
+            raise ValidationError(COUNTRY_MESSAGE, code="invalid_country", params={"value": value})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CountryCodeValidator)
+
+    def __hash__(self) -> int:
+        return hash(CountryCodeValidator)
+
+
+country_code_validator = CountryCodeValidator()
+
+
+def country_choices() -> list[tuple[str, str]]:
+    """Every country, named in the current language and sorted by that name."""
+    return [("", "—"), *((country.code, str(country.name)) for country in countries)]
+
+
+class CountryFormField(forms.ChoiceField):
+    """A select of every country (translated names, alpha-2 codes as values). A typed code is
+    accepted in any case; the refusal is the shared message, not "select a valid choice"."""
+
+    default_validators = [country_code_validator]
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("choices", country_choices)
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> str:
+        return country_code_normalize(super().to_python(value))
+
+    def validate(self, value: Any) -> None:
+        forms.Field.validate(self, value)  # required only: the validator checks the code
+
+
+def vat_number_clean(vat_number: str, country: str) -> str:
+    """The number to store for a customer of ``country``: an EU member state's number normalised
+    and checked (``ValidationError`` on ``vat_number`` otherwise), any other kept as typed. An
+    empty number is allowed (no reverse charge)."""
+    vat_number = vat_number.strip()
+    if not vat_number or not is_eu_member(country):
+        return vat_number
+    if not vat_number_is_valid(vat_number, country):
+        params = {"country": countries.name(country), "prefix": VAT_NUMBER_PREFIXES[country]}
+        raise ValidationError(
+            {"vat_number": ValidationError(VAT_NUMBER_MESSAGE, code="invalid", params=params)}
+        )
+    return normalize_vat_number(vat_number)

@@ -1,0 +1,283 @@
+"""Attacks on the VAT: a made-up country taxed as an export, a made-up VAT number granted the
+reverse charge.
+
+A customer's country is an ISO 3166-1 alpha-2 code that django-countries knows, and a VAT number
+of a member state has that state's prefix and right check digits (python-stdnum), wherever they
+come in: the wizard's quote request, the staff screens, the partner API and the services the VAT
+computation reads from. Each refusal names the field, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import translation
+
+from quotes import forms as wizard_forms
+from quotes import quote_services as services
+from quotes import staff_forms
+from quotes.models import Quote, QuoteRequest, WizardResult
+from tests.api_fixtures import auth, partner_key
+from tests.quotes.test_quote_services import _user, quote_make
+
+pytestmark = pytest.mark.django_db
+
+PROBLEM = "application/problem+json"
+PROBLEM_KEYS = {"type", "title", "status", "detail", "message", "errors"}
+NOT_A_COUNTRY = "“ZZ” is not an ISO 3166-1 country code (such as FR or DE)."
+BAD_GERMAN_VAT = (
+    "This VAT number is not valid for Germany: it must start with DE and its check digits "
+    "must be right."
+)
+VALID_GERMAN_VAT = "DE136695976"  # python-stdnum's own example (stdnum.de.vat)
+WRONG_CHECK_DIGIT = "DE136695978"  # the same number, last digit changed
+ANSWERS = {
+    "project": {
+        "goal": "fine_tuning",
+        "model": "llama-3.1-8b",
+        "method": "lora",
+        "precision": "bf16",
+        "batch_size": "8",
+        "sequence_length": "2048",
+        "lora_rank": "16",
+        "gradient_checkpointing": "on",
+    },
+    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
+    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
+    "deployment": {
+        "deployment": "not_sure",
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": "3",
+        "utilization_pct": "60",
+        "budget": "50000",
+    },
+}
+QUOTE_REQUEST = {
+    "name": "Ada Lovelace",
+    "company": "Analytical Engines",
+    "email": "ada@example.com",
+    "country": "FR",
+    "consent": "on",
+}
+STAFF_QUOTE = {
+    "company": "Initech",
+    "contact_name": "Peter Gibbons",
+    "email": "peter@initech.example",
+    "country": "DE",
+    "vat_number": VALID_GERMAN_VAT,
+    "is_business": "on",
+    "language": "en",
+    "currency": "EUR",
+}
+PARTNER_BODY = {
+    "customer": {
+        "company": "Analytical Engines SA",
+        "contact_name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "country": "de",
+        "vat_number": VALID_GERMAN_VAT,
+    },
+    "workload": {"task": "inference", "model": "llama-3.1-8b"},
+    "environment": "production",
+    "deployment": "managed",
+}
+
+
+@pytest.fixture(autouse=True)
+def catalog():
+    call_command("load_catalog", stdout=StringIO())
+
+
+@pytest.fixture
+def rep(django_user_model):
+    return _user(django_user_model, "rep", services.REP_GROUP)
+
+
+def _problem(response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.content[:500]
+    assert response["Content-Type"] == PROBLEM
+    body = response.json()
+    assert set(body) == PROBLEM_KEYS
+    assert body["status"] == status
+    return body
+
+
+def _partner_quote(client, customer: dict[str, Any]):
+    _partner, raw = partner_key()
+    body = PARTNER_BODY | {"customer": PARTNER_BODY["customer"] | customer}
+    return client.post(
+        reverse("api:quote-list"), body, content_type="application/json", headers=auth(raw)
+    )
+
+
+def _wizard_result(client) -> WizardResult:
+    for step, answers in ANSWERS.items():
+        response = client.post(
+            reverse("wizard:step", kwargs={"step": step}), answers | {"nav": "next"}
+        )
+        assert response.status_code == 302
+    return WizardResult.objects.get()
+
+
+# --- A made-up country, taxed as an export ------------------------------------------------------
+
+
+def test_wizard_quote_request_from_country_zz_is_refused_and_stores_nothing(client):
+    result = _wizard_result(client)
+
+    response = client.post(
+        reverse("wizard:quote_request", kwargs={"token": result.token}),
+        QUOTE_REQUEST | {"country": "ZZ"},
+    )
+
+    assert response.status_code == 200
+    assert response.context["quote_form"].errors == {"country": [NOT_A_COUNTRY]}
+    assert QuoteRequest.objects.count() == 0
+
+
+def test_wizard_quote_request_lists_every_country_by_its_translated_name():
+    with translation.override("fr"):
+        choices = dict(wizard_forms.QuoteRequestForm().fields["country"].choices)
+
+    assert choices["DE"] == "Allemagne"
+    assert choices["JP"] == "Japon"  # not only the countries the old hand-made list had
+    assert "ZZ" not in choices
+    assert len(choices) > 240
+
+
+def test_staff_quote_for_country_zz_is_refused_and_stores_nothing(client, rep):
+    client.force_login(rep)
+
+    response = client.post(
+        reverse("wizard:staff:new"), STAFF_QUOTE | {"country": "ZZ", "vat_number": ""}
+    )
+
+    assert response.status_code == 200
+    assert response.context["form"].errors == {"country": [NOT_A_COUNTRY]}
+    assert Quote.objects.count() == 0
+
+
+def test_staff_form_accepts_a_lower_case_code_and_cleans_it_to_the_iso_code():
+    form = staff_forms.QuoteCreateForm(data=STAFF_QUOTE | {"country": "de"})
+
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["country"] == "DE"
+
+
+def test_partner_quote_for_country_zz_is_a_400_naming_country_and_stores_nothing(client):
+    response = _partner_quote(client, {"country": "ZZ", "vat_number": ""})
+
+    assert _problem(response, 400)["errors"] == {"customer.country": [NOT_A_COUNTRY]}
+    assert Quote.objects.count() == 0
+
+
+@pytest.mark.parametrize("country", ["DEU", "Germany", "276", "EL", "UK"])
+def test_partner_quote_accepts_only_alpha_2_codes(client, country):
+    response = _partner_quote(client, {"country": country, "vat_number": ""})
+
+    assert _problem(response, 400)["errors"] == {
+        "customer.country": [
+            f"“{country.upper()}” is not an ISO 3166-1 country code (such as FR or DE)."
+        ]
+    }
+    assert Quote.objects.count() == 0
+
+
+def test_partner_quote_keeps_returning_the_alpha_2_code(client):
+    response = _partner_quote(client, {"country": "de"})
+
+    assert response.status_code == 201, response.content[:500]
+    body = response.json()
+    assert body["customer"]["country"] == "DE"
+    assert body["totals"]["vat_regime"] == "reverse_charge"  # a real German number
+
+
+def test_service_refuses_country_zz_so_the_vat_never_sees_it(rep):
+    with pytest.raises(ValidationError) as refused:
+        quote_make(rep, country="ZZ")
+
+    assert refused.value.message_dict == {"country": [NOT_A_COUNTRY]}
+    assert Quote.objects.count() == 0
+
+
+def test_service_refuses_changing_the_customer_to_country_zz(rep):
+    quote = quote_make(rep, country="FR")
+
+    with pytest.raises(ValidationError) as refused:
+        services.quote_customer_update(user=rep, quote=quote, country="ZZ")
+
+    assert refused.value.message_dict == {"country": [NOT_A_COUNTRY]}
+    quote.refresh_from_db()
+    assert quote.country == "FR"
+
+
+# --- A VAT number with a wrong check digit, granted the reverse charge ----------------------------
+
+
+def test_staff_quote_with_a_wrong_vat_check_digit_is_refused_and_stores_nothing(client, rep):
+    client.force_login(rep)
+
+    response = client.post(
+        reverse("wizard:staff:new"), STAFF_QUOTE | {"vat_number": WRONG_CHECK_DIGIT}
+    )
+
+    assert response.status_code == 200
+    assert response.context["form"].errors == {"vat_number": [BAD_GERMAN_VAT]}
+    assert Quote.objects.count() == 0
+
+
+def test_staff_vat_message_is_translated():
+    with translation.override("fr"):
+        form = staff_forms.QuoteCreateForm(data=STAFF_QUOTE | {"vat_number": WRONG_CHECK_DIGIT})
+        assert not form.is_valid()
+        assert form.errors["vat_number"] == [
+            "Ce numéro de TVA n’est pas valable (pays : Allemagne) : il doit commencer par DE "
+            "et ses chiffres de contrôle doivent être justes."
+        ]
+
+
+def test_partner_quote_with_a_wrong_vat_check_digit_is_a_400_naming_the_field(client):
+    response = _partner_quote(client, {"vat_number": WRONG_CHECK_DIGIT})
+
+    assert _problem(response, 400)["errors"] == {"customer.vat_number": [BAD_GERMAN_VAT]}
+    assert Quote.objects.count() == 0
+
+
+def test_another_member_states_valid_number_is_refused_for_germany(client):
+    response = _partner_quote(client, {"vat_number": "FR40303265045"})  # valid, but French
+
+    assert _problem(response, 400)["errors"] == {"customer.vat_number": [BAD_GERMAN_VAT]}
+    assert Quote.objects.count() == 0
+
+
+def test_service_refuses_a_wrong_vat_check_digit(rep):
+    with pytest.raises(ValidationError) as refused:
+        quote_make(rep, country="DE", vat_number=WRONG_CHECK_DIGIT)
+
+    assert refused.value.message_dict == {"vat_number": [BAD_GERMAN_VAT]}
+    assert Quote.objects.count() == 0
+
+
+def test_valid_number_typed_with_spaces_gets_the_reverse_charge(client, rep):
+    client.force_login(rep)
+
+    response = client.post(
+        reverse("wizard:staff:new"), STAFF_QUOTE | {"vat_number": "de 136 695 976"}
+    )
+
+    assert response.status_code == 302
+    quote = Quote.objects.get()
+    assert quote.vat_number == VALID_GERMAN_VAT
+
+
+def test_outside_the_eu_any_vat_number_is_kept_as_before(client):
+    response = _partner_quote(client, {"country": "US", "vat_number": "12-3456789"})
+
+    assert response.status_code == 201, response.content[:500]
+    assert response.json()["customer"]["vat_number"] == "12-3456789"
