@@ -42,6 +42,11 @@ ANSWERS = {
 
 
 def main() -> bool:
+    import os
+
+    # One client posts far faster than a person: lift the per-address rate limits for the run.
+    for rate in ("WIZARD_RATE", "QUOTE_REQUEST_RATE", "CHECKLIST_PDF_RATE"):
+        os.environ.setdefault(rate, "1000000/m")
     django_setup()
     from django.test import Client
     from django.urls import reverse
@@ -88,8 +93,16 @@ def main() -> bool:
             response = client.get(result_url + "checklist.pdf")
             assert response["Content-Type"] == "application/pdf"
 
-        samples = measure(pdf, runs=PDF_RUNS, warmup=1)
-        ok &= report("GET checklist PDF", samples, target_p95_ms=TARGET_PDF_MS)
+        from django.core.cache import cache
+
+        def pdf_rendered() -> None:
+            cache.clear()  # the PDF is cached per result and language: measure the rendering
+            pdf()
+
+        samples = measure(pdf_rendered, runs=PDF_RUNS, warmup=1)
+        ok &= report("GET checklist PDF (rendered)", samples, target_p95_ms=TARGET_PDF_MS)
+        samples = measure(pdf, runs=RUNS)
+        ok &= report("GET checklist PDF (cached)", samples, target_p95_ms=TARGET_STEP_MS)
     finally:
         tokens = [location.rstrip("/").split("/")[-1] for location in created]
         WizardResult.objects.filter(token__in=tokens).delete()

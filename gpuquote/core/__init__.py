@@ -1,0 +1,1 @@
+"""Cross-cutting helpers shared by every app: client address, outbound HTTP, ..."""

@@ -1,0 +1,77 @@
+"""Rate limits on the anonymous HTML endpoints (django-ratelimit), per client address.
+
+The client address follows the API's rule (``NUM_PROXIES`` trusted proxies in front):
+``gpuquote.core.client_ip``; counters live in the default cache (``RATELIMIT_USE_CACHE``, Redis
+in production, shared by every process). Over the limit a visitor gets a translated HTML 429
+page with ``Retry-After``, not a 403.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django_ratelimit.core import _split_rate, get_usage
+
+from gpuquote.core.client_ip import client_ip
+
+View = Callable[..., HttpResponse]
+
+
+def client_key(group: str, request: HttpRequest) -> str:
+    """django-ratelimit's key: the client's address, as the API's throttles see it."""
+    return client_ip(request)
+
+
+def _rate(setting: str) -> Callable[[str, HttpRequest], str]:
+    """The rate read from ``settings`` at request time (so a test may override it)."""
+
+    def rate(group: str, request: HttpRequest) -> str:
+        return str(getattr(settings, setting))
+
+    rate.__name__ = f"rate_{setting.lower()}"
+    return rate
+
+
+def too_many_requests(request: HttpRequest, *, retry_after: int) -> HttpResponse:
+    """The translated 429 page, with how many seconds to wait."""
+    context = {"retry_after": retry_after, "retry_minutes": max(1, -(-retry_after // 60))}
+    body = render_to_string("errors/429.html", context, request=request)
+    response = HttpResponse(body, status=429)
+    response["Retry-After"] = str(retry_after)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def rate_limited(
+    *, group: str, rate_setting: str, methods: Iterable[str]
+) -> Callable[[View], View]:
+    """Count the client's ``methods`` requests in ``group``; over the rate named by
+    ``rate_setting`` (e.g. ``"60/m"``) answer 429 without calling the view."""
+    method = [m.upper() for m in methods]
+    rate = _rate(rate_setting)
+
+    def decorator(view: View) -> View:
+        @wraps(view)
+        def limited(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            usage = get_usage(
+                request, group=group, key=client_key, rate=rate, method=method, increment=True
+            )
+            if usage is not None and usage["should_limit"]:
+                retry_after = usage["time_left"]
+                if retry_after <= 0:  # the cache failed: ask for the whole period
+                    retry_after = _period_seconds(rate(group, request))
+                return too_many_requests(request, retry_after=retry_after)
+            return view(request, *args, **kwargs)
+
+        return limited
+
+    return decorator
+
+
+def _period_seconds(rate: str) -> int:
+    return int(_split_rate(rate)[1])
