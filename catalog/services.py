@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import itertools
 import json
 import uuid
@@ -49,7 +48,9 @@ from catalog.models import (
     RunStatus,
     RunTrigger,
 )
+from gpuquote.core.outbound import outbound_policy
 from quotes.engine.money import CURRENCIES, round_money
+from quotes.outbox import outbox_job_enqueue
 from quotes.webhooks import PRICE_CHANGES_PER_EVENT, webhooks_prices_changed
 
 PART_MODELS: dict[str, type[Part]] = {
@@ -329,6 +330,7 @@ def feed_fetch_limits() -> FetchLimits:
         deadline_s=settings.PRICE_FEED_FETCH_DEADLINE_SECONDS,
         max_bytes=settings.PRICE_FEED_MAX_BYTES,
         file_root=Path(settings.PRICE_FEED_FILE_ROOT),
+        outbound=outbound_policy(),
     )
 
 
@@ -837,14 +839,15 @@ def price_source_refresh_enqueue(*, source_ids: Iterable[int], user: Any = None)
 
     count = 0
     for source_id in source_ids:
-        transaction.on_commit(
-            functools.partial(
-                refresh_price_source.delay,
-                source_id=source_id,
-                trigger=RunTrigger.MANUAL,
-                user_id=getattr(user, "pk", None),
-            ),
-            robust=True,  # an eager run that fails is recorded on its run, not raised here
+        # One outbox job each: a broker outage keeps it for later, an eager run that fails is
+        # recorded on its run; neither is raised here nor stops the other sources.
+        outbox_job_enqueue(
+            task=refresh_price_source,
+            kwargs={
+                "source_id": source_id,
+                "trigger": RunTrigger.MANUAL,
+                "user_id": getattr(user, "pk", None),
+            },
         )
         count += 1
     return count

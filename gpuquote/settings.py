@@ -1,31 +1,45 @@
 """GPUQuote settings, read from the environment (see README, "Settings").
 
-Two profiles from one module: with no variables set the app runs on embedded defaults (DEBUG on,
-SQLite in var/, Celery eager, local-memory cache); production sets DEBUG=false, SECRET_KEY,
-ALLOWED_HOSTS, DATABASE_URL and REDIS_URL and gets secure cookies, HSTS and whitenoise.
+Profiles from one module, failing closed: with DEBUG unset (or false) this is production, which
+refuses to start without a strong SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL and gets
+secure cookies, HSTS and whitenoise; GPUQUOTE_EMBEDDED=1 is production on one machine (SQLite in
+var/, Celery eager, local-memory cache, still a SECRET_KEY and ALLOWED_HOSTS). DEBUG=true is
+development on those embedded defaults (the Makefile's run/test/bench targets set it;
+gpuquote.settings_test sets it for pytest).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
+from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
-from gpuquote.env import env_bool, env_int, env_list, env_str
+from gpuquote.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    require_production_environment,
+)
 from quotes.engine.workload import Precision
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GPUQUOTE_VAR_DIR") or BASE_DIR / "var")
 
-DEBUG = env_bool("DEBUG", default=True)
+# Fail closed: DEBUG unset means production. Development sets DEBUG=true (the Makefile does).
+DEBUG = env_bool("DEBUG", default=False)
+# A single-machine deployment (SQLite, tasks in-process) says so explicitly; production without
+# it refuses to start without DATABASE_URL and REDIS_URL.
+GPUQUOTE_EMBEDDED = env_bool("GPUQUOTE_EMBEDDED", default=False)
 
 # A development key only while DEBUG is on: production refuses to start without its own.
 _DEV_SECRET_KEY = "dev-only-insecure-key-never-used-when-debug-is-off"  # noqa: S105
-SECRET_KEY = env_str("SECRET_KEY") or (_DEV_SECRET_KEY if DEBUG else "")
-if not SECRET_KEY:
-    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+if not DEBUG:
+    require_production_environment(embedded=GPUQUOTE_EMBEDDED, development_key=_DEV_SECRET_KEY)
+SECRET_KEY = env_str("SECRET_KEY") or _DEV_SECRET_KEY
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -43,12 +57,15 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "django_countries",  # ISO 3166 country codes and their names (French included)
+    "axes",
     "catalog",
     "quotes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -57,6 +74,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
 ]
 
 ROOT_URLCONF = "gpuquote.urls"
@@ -90,8 +108,10 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-    # Several processes (web + eager tasks) share the file: wait instead of failing on a lock.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    # Several processes and threads share the file: each transaction takes the write lock at
+    # BEGIN (IMMEDIATE), waiting up to `timeout` seconds for it, instead of upgrading a read lock
+    # mid-transaction, which SQLite refuses at once with "database is locked".
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: the Celery broker, result backend and shared cache when REDIS_URL is set.
@@ -114,16 +134,39 @@ CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = False  # opted into per task, only where the task is idempotent
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis broker: a message a worker took but never acknowledged (acks_late, the worker died) is
+# given to another worker after this long. Longer than any retry countdown (webhooks wait up to
+# 1 h), or a waiting retry would be handed out twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Brute-force protection (django-axes) on every password login (/staff/login/, /admin/login/):
+# after AXES_FAILURE_LIMIT failures one user name from one address (gpuquote.core.client_ip) is
+# locked out for AXES_COOLOFF_MINUTES; an admin unlocks under Admin > Axes or with the
+# axes_reset_* commands. A success clears the earlier failures.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login before checking
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 60))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = env_bool("AXES_RESET_ON_SUCCESS", default=True)
+AXES_CLIENT_IP_CALLABLE = "gpuquote.core.client_ip.client_ip"
+AXES_LOCKOUT_CALLABLE = "gpuquote.core.lockout.lockout_response"
+AXES_VERBOSE = False  # lockouts are still logged; not its start-up banner on every command
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("fr", _("French"))]
@@ -155,7 +198,17 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "GPUQuote <quotes@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
+# How many proxies (load balancers) in front of the app append to X-Forwarded-For: 0 trusts no
+# header (REMOTE_ADDR is the client). gpuquote.core.client_ip reads it for every per-address
+# rule (API throttles, login lockout, HTML rate limits).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+RATELIMIT_IP_META_KEY = "gpuquote.core.client_ip.client_ip"  # django-ratelimit's key="ip"
+# Wrong, expired or revoked API keys allowed per client address; over it every keyed request
+# from that address is a 429 until the window passes (quotes.api.auth.ApiKeyFailureThrottle).
+API_KEY_FAILURE_RATE = env_str("API_KEY_FAILURE_RATE", "20/minute")
+
 REST_FRAMEWORK = {
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "quotes.api.auth.ApiKeyAuthentication",
@@ -174,6 +227,12 @@ REST_FRAMEWORK = {
     },
     "DEFAULT_PAGINATION_CLASS": "gpuquote.api.pagination.Pagination",
     "EXCEPTION_HANDLER": "gpuquote.api.errors.problem_exception_handler",
+    # JSON bodies: size, depth, key count and lone surrogates refused before validation.
+    "DEFAULT_PARSER_CLASSES": [
+        "gpuquote.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
     + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     "COERCE_DECIMAL_TO_STRING": True,
@@ -187,10 +246,41 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "gpuquote.api.schema_hooks.problem_media_type_for_errors",
+    ],
     # The same precisions name both the weights and the KV cache: one schema component.
     "ENUM_NAME_OVERRIDES": {"PrecisionEnum": [p.value for p in Precision]},
 }
 
+# Rate limits on the anonymous HTML endpoints (django-ratelimit), per client address (the API's
+# NUM_PROXIES rule, gpuquote.core.client_ip), counted in the default cache (Redis in production).
+RATELIMIT_USE_CACHE = "default"
+WIZARD_RATE = env_str("WIZARD_RATE", "60/m")  # wizard step posts
+QUOTE_REQUEST_RATE = env_str("QUOTE_REQUEST_RATE", "10/h")  # quote requests on a result
+CHECKLIST_PDF_RATE = env_str("CHECKLIST_PDF_RATE", "30/m")  # checklist PDF downloads
+CHECKLIST_PDF_CACHE_SECONDS = env_int("CHECKLIST_PDF_CACHE_SECONDS", 7 * 24 * 60 * 60)
+
+# Content-Security-Policy (django-csp) on every response: scripts, styles, fonts and fetches from
+# the site's own files only, never inline; images also as data: URLs; no plugins, no framing,
+# forms post to the site only. The API documentation viewers alone get a narrow relaxation
+# (gpuquote/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# The load balancer's health checks may come over plain HTTP: answered, never redirected.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
 # Production hardening: on whenever DEBUG is off (a load balancer terminates TLS in front).
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -214,11 +304,20 @@ LOGGING = {
 
 LOGIN_URL = "admin:login"
 
+# Outbound HTTP (webhooks, price feeds; gpuquote.core.outbound): only public addresses are
+# called. Private hosts allowed anyway (an internal supplier), as host names or networks:
+# "prices.internal,10.20.0.0/16". Empty by default.
+OUTBOUND_ALLOW_PRIVATE_HOSTS = env_list("OUTBOUND_ALLOW_PRIVATE_HOSTS", [])
+
 # Price feeds (docs/price-feeds.md): fetch limits, safety thresholds, staleness, retries.
 PRICE_FEED_FETCH_TIMEOUT_SECONDS = env_int("PRICE_FEED_FETCH_TIMEOUT_SECONDS", 30)
 PRICE_FEED_FETCH_DEADLINE_SECONDS = env_int("PRICE_FEED_FETCH_DEADLINE_SECONDS", 300)
 PRICE_FEED_MAX_BYTES = env_int("PRICE_FEED_MAX_BYTES", 50 * 1024 * 1024)
-PRICE_FEED_FILE_ROOT = Path(env_str("PRICE_FEED_FILE_ROOT") or BASE_DIR)
+# File sources are confined to this directory (symlinks and ".." out of it are refused). The
+# default is the committed sample feeds only; point it at a dedicated feeds directory.
+PRICE_FEED_FILE_ROOT = Path(
+    env_str("PRICE_FEED_FILE_ROOT") or BASE_DIR / "catalog" / "feeds" / "samples"
+)
 PRICE_FEED_MAX_ERROR_PCT = env_int("PRICE_FEED_MAX_ERROR_PCT", 10)
 PRICE_FEED_MAX_REPORTED_ERRORS = env_int("PRICE_FEED_MAX_REPORTED_ERRORS", 1000)
 PRICE_QUARANTINE_CHANGE_PCT = env_int("PRICE_QUARANTINE_CHANGE_PCT", 40)
@@ -240,6 +339,10 @@ CELERY_BEAT_SCHEDULE = {
     "quotes-expire-daily": {
         "task": "quotes.expire_quotes",
         "schedule": 24 * 60 * 60,  # seconds: once a day; the task is idempotent
+    },
+    "quotes-outbox-redispatch": {
+        "task": "quotes.outbox_redispatch",
+        "schedule": 60,  # seconds: after-commit jobs a broker outage kept back (quotes.outbox)
     },
 }
 

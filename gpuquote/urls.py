@@ -1,14 +1,36 @@
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from gpuquote import views
 from quotes import views as wizard_views
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    # Swagger UI runs under the site's strict policy: its start-up script is served by the same
+    # view (?script=), its page styles come from a static file.
+    path(
+        "docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api:schema", template_name="api/swagger_ui.html"
+        ),
+        name="docs",
+    ),
+    # Redoc injects its styles at run time and searches in a blob: worker: allowed on this
+    # page only, never a script.
+    path(
+        "redoc/",
+        csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})(
+            SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html")
+        ),
+        name="redoc",
+    ),
     path("", include("catalog.api.urls")),
     path("", include("quotes.api.urls")),
 ]
@@ -25,3 +47,6 @@ urlpatterns = [
     re_path(r"^api/", views.api_not_found),
     path("", include("quotes.urls")),
 ]
+
+# Django's own 400s (an unreadable or oversized body): the problem shape under /api/.
+handler400 = "gpuquote.views.bad_request"

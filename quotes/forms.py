@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -23,6 +23,16 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from gpuquote.core.countries import CountryFormField
+from gpuquote.core.forms import MultiLineField, SingleLineField
+from gpuquote.core.numbers import (
+    NumberRejected,
+    decimal_from_text,
+    decimal_in_range,
+    int_bounded,
+    number_text_check,
+)
+from gpuquote.core.validators import number_message
 from quotes.engine.assumptions import REGIONS, SPECS, AssumptionError, assumption_validate
 from quotes.engine.builder import Environment
 from quotes.engine.checklist import Deployment
@@ -71,7 +81,8 @@ _EN_GROUPED = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 
 
 def number_parse(raw: str) -> Decimal | None:
-    """``"1 234,5"`` (fr) or ``"1,234.5"`` (en) -> Decimal; ``None`` when it is not a number."""
+    """``"1 234,5"`` (fr) or ``"1,234.5"`` (en) -> Decimal; ``None`` when it is not a number
+    (an exponent or overlong text included: the shared rules of ``gpuquote.core.numbers``)."""
     value = _SPACES.sub("", raw.strip())
     if not value:
         return None
@@ -82,10 +93,9 @@ def number_parse(raw: str) -> Decimal | None:
     if value.count(".") > 1 or "," in value:
         return None
     try:
-        number = Decimal(value)
-    except InvalidOperation:
+        return decimal_from_text(value)
+    except NumberRejected:
         return None
-    return number if number.is_finite() else None
 
 
 def _plain(bound: float | Decimal | None) -> Decimal | None:
@@ -133,6 +143,10 @@ class _RangedNumberField(forms.Field):
             return None
         if isinstance(value, int | float | Decimal):
             return Decimal(str(value))
+        try:
+            number_text_check(str(value))  # before any conversion, with a message that says why
+        except NumberRejected as exc:
+            raise ValidationError(number_message(exc.code), code=exc.code) from exc
         number = number_parse(str(value))
         if number is None:
             raise ValidationError(self.error_messages["invalid"], code="invalid")
@@ -150,18 +164,20 @@ class _RangedNumberField(forms.Field):
         if value in self.empty_values:
             return
         low, high = self.minimum, self.maximum
-        if (low is not None and value < low) or (high is not None and value > high):
+        try:
+            decimal_in_range(value, minimum=low, maximum=high)
+        except NumberRejected as exc:
             if high is None:
                 raise ValidationError(
                     self.error_messages["at_least"],
                     code="range",
                     params={"min": number_localized(low)},
-                )
+                ) from exc
             raise ValidationError(
                 self.error_messages["range"],
                 code="range",
                 params={"min": number_localized(low), "max": number_localized(high)},
-            )
+            ) from exc
 
 
 class DecimalNumberField(_RangedNumberField):
@@ -172,13 +188,16 @@ class WholeNumberField(_RangedNumberField):
     default_error_messages = {"whole": _("Enter a whole number.")}
     inputmode = "numeric"
 
-    def to_python(self, value: Any) -> int | None:  # type: ignore[override]
-        number = super().to_python(value)
+    def validate(self, value: Any) -> None:
+        super().validate(value)  # the range first: comparing a huge Decimal costs nothing
+        if value not in self.empty_values and value != value.to_integral_value():
+            raise ValidationError(self.error_messages["whole"], code="whole")
+
+    def clean(self, value: Any) -> int | None:  # type: ignore[override]
+        number = super().clean(value)
         if number is None:
             return None
-        if number != number.to_integral_value():
-            raise ValidationError(self.error_messages["whole"], code="whole")
-        return int(number)
+        return int_bounded(number, minimum=self.minimum, maximum=self.maximum)
 
 
 # --- The step forms ------------------------------------------------------------------------------
@@ -736,54 +755,13 @@ STEP_TITLES = {
 
 # --- The quote request ------------------------------------------------------------------------
 
-COUNTRIES = (
-    ("AT", _("Austria")),
-    ("BE", _("Belgium")),
-    ("BG", _("Bulgaria")),
-    ("CA", _("Canada")),
-    ("CH", _("Switzerland")),
-    ("CY", _("Cyprus")),
-    ("CZ", _("Czechia")),
-    ("DE", _("Germany")),
-    ("DK", _("Denmark")),
-    ("EE", _("Estonia")),
-    ("ES", _("Spain")),
-    ("FI", _("Finland")),
-    ("FR", _("France")),
-    ("GB", _("United Kingdom")),
-    ("GR", _("Greece")),
-    ("HR", _("Croatia")),
-    ("HU", _("Hungary")),
-    ("IE", _("Ireland")),
-    ("IS", _("Iceland")),
-    ("IT", _("Italy")),
-    ("LI", _("Liechtenstein")),
-    ("LT", _("Lithuania")),
-    ("LU", _("Luxembourg")),
-    ("LV", _("Latvia")),
-    ("MA", _("Morocco")),
-    ("MC", _("Monaco")),
-    ("MT", _("Malta")),
-    ("NL", _("Netherlands")),
-    ("NO", _("Norway")),
-    ("PL", _("Poland")),
-    ("PT", _("Portugal")),
-    ("RO", _("Romania")),
-    ("SE", _("Sweden")),
-    ("SI", _("Slovenia")),
-    ("SK", _("Slovakia")),
-    ("SN", _("Senegal")),
-    ("TN", _("Tunisia")),
-    ("US", _("United States")),
-)
-
 
 class QuoteRequestForm(forms.Form):
-    name = forms.CharField(label=_("Your name"), max_length=120)
-    company = forms.CharField(label=_("Company"), max_length=160)
+    name = SingleLineField(label=_("Your name"), max_length=120)
+    company = SingleLineField(label=_("Company"), max_length=160)
     email = forms.EmailField(label=_("E-mail"), max_length=254)
-    country = forms.ChoiceField(label=_("Country"), choices=[("", "—"), *COUNTRIES])
-    message = forms.CharField(
+    country = CountryFormField(label=_("Country"))
+    message = MultiLineField(
         label=_("Message"),
         required=False,
         max_length=4000,

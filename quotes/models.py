@@ -9,9 +9,14 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Cast
+from django.db.models.lookups import Regex
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django_countries import countries
+from django_countries.fields import CountryField
 
+from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.engine.assumptions import (
     REGIONS,
     SPECS,
@@ -19,6 +24,13 @@ from quotes.engine.assumptions import (
     assumption_validate,
     is_money,
 )
+
+
+# The database's own check of a country code: two capitals (the model field checks the code is a
+# country django-countries knows). Compared as text: django-countries' field would turn the
+# pattern itself into a country code.
+def _country_iso2() -> Regex:
+    return Regex(Cast("country", models.CharField(max_length=2)), r"^[A-Z]{2}$")
 
 
 class RegionAssumption(models.Model):
@@ -138,7 +150,11 @@ class QuoteRequest(models.Model):
     name = models.CharField(_("name"), max_length=120)
     company = models.CharField(_("company"), max_length=160)
     email = models.EmailField(_("e-mail"), max_length=254)
-    country = models.CharField(_("country"), max_length=2, help_text=_("ISO 3166-1 alpha-2 code."))
+    country = CountryField(
+        _("country"),
+        help_text=_("ISO 3166-1 alpha-2 code."),
+        error_messages={"invalid_choice": COUNTRY_MESSAGE},
+    )
     consent = models.BooleanField(_("consent to be contacted"))
     message = models.TextField(_("message"), blank=True, max_length=4000)
     status = models.CharField(
@@ -158,7 +174,7 @@ class QuoteRequest(models.Model):
                 condition=Q(consent=True), name="%(app_label)s_%(class)s_consent_given"
             ),
             models.CheckConstraint(
-                condition=Q(country__regex=r"^[A-Z]{2}$"),
+                condition=_country_iso2(),
                 name="%(app_label)s_%(class)s_country_iso2",
             ),
             models.CheckConstraint(
@@ -167,6 +183,11 @@ class QuoteRequest(models.Model):
             ),
             models.CheckConstraint(
                 condition=~Q(email=""), name="%(app_label)s_%(class)s_email_not_empty"
+            ),
+            # A repeated (or double-clicked, or parallel) request is the same request; e-mails
+            # are stored lower-cased by quote_request_create.
+            models.UniqueConstraint(
+                fields=["result", "email"], name="%(app_label)s_%(class)s_one_per_result_email"
             ),
         ]
 
@@ -236,7 +257,11 @@ class Quote(models.Model):
     company = models.CharField(_("company"), max_length=160)
     contact_name = models.CharField(_("contact"), max_length=120)
     email = models.EmailField(_("e-mail"), max_length=254)
-    country = models.CharField(_("country"), max_length=2, help_text=_("ISO 3166-1 alpha-2 code."))
+    country = CountryField(
+        _("country"),
+        help_text=_("ISO 3166-1 alpha-2 code."),
+        error_messages={"invalid_choice": COUNTRY_MESSAGE},
+    )
     vat_number = models.CharField(_("VAT number"), max_length=20, blank=True)
     is_business = models.BooleanField(_("business customer"), default=True)
     language = models.CharField(
@@ -323,7 +348,7 @@ class Quote(models.Model):
                 name="%(app_label)s_%(class)s_currency_known",
             ),
             models.CheckConstraint(
-                condition=Q(country__regex=r"^[A-Z]{2}$"),
+                condition=_country_iso2(),
                 name="%(app_label)s_%(class)s_country_iso2",
             ),
             models.CheckConstraint(
@@ -339,6 +364,12 @@ class Quote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number} {self.company}"
+
+    def clean(self) -> None:
+        """A member state's VAT number must be one of that state, check digits included (the
+        VAT computation grants the reverse charge on it); stored normalised."""
+        if self.country.code in countries:
+            self.vat_number = vat_number_clean(self.vat_number, self.country.code)
 
 
 class QuoteRevision(models.Model):
@@ -539,6 +570,39 @@ class QuoteEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quote_id} {self.kind} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class OutboxJob(models.Model):
+    """A Celery task to queue once the transaction that wrote this row has committed (the
+    transactional outbox of ``quotes.outbox``): the job survives a broker outage and is queued
+    again by the periodic re-dispatch until the broker took it."""
+
+    task = models.CharField(_("task"), max_length=200)
+    args = models.JSONField(_("arguments"), default=list, blank=True)
+    kwargs = models.JSONField(_("keyword arguments"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    dispatched_at = models.DateTimeField(_("queued at"), null=True, blank=True)
+    attempts = models.PositiveIntegerField(_("failed queuing attempts"), default=0)
+    last_error = models.CharField(_("last error"), max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("outbox job")
+        verbose_name_plural = _("outbox jobs")
+        constraints = [
+            models.CheckConstraint(condition=~Q(task=""), name="%(app_label)s_%(class)s_task_named")
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(dispatched_at__isnull=True),
+                name="%(app_label)s_%(class)s_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "queued" if self.dispatched_at else "pending"
+        return f"{self.task}{tuple(self.args)} ({state})"
 
 
 # The partner API's models live in their own module of the same app.

@@ -121,7 +121,7 @@ def revision_totals_get(
         engine_lines(lines),
         currency=quote.currency,
         quote_discount_pct=revision.discount_pct,
-        customer_country=quote.country,
+        customer_country=quote.country.code,
         vat_number=quote.vat_number or None,
         is_business=quote.is_business,
         contract_months=revision.contract_months,

@@ -1,13 +1,13 @@
 """Writes for sales quotes: numbering, lines with frozen prices, revisions, the workflow, e-mail.
 
-Every status change goes through ``quotes.engine.workflow.transition``; the role comes from the
-user's Django groups (``sales rep``, ``sales manager``; a superuser is a manager). Each service
+Every status change goes through ``quotes.engine.workflow.transition``; the role comes from
+``quotes.roles.user_role`` (the user's sales group; a superuser is a manager). Each service
 runs in one transaction and locks the quote row (``select_for_update``) before reading what it
 changes, so two staff members clicking at once serialise instead of overwriting each other.
 
 Prices are frozen: a line copies the catalog's current price when it is added, and nothing
 changes it afterwards; ``quote_reprice`` copies today's prices into a new revision instead.
-E-mails go out from Celery tasks enqueued with ``transaction.on_commit``.
+E-mails go out from Celery tasks queued after commit through the outbox (``quotes.outbox``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import F
@@ -30,6 +30,8 @@ from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
+from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.text import single_line
 from quotes.engine.money import CURRENCIES, round_money
 from quotes.engine.numbering import quote_number
 from quotes.engine.pricing import PricingError, QuoteTotals
@@ -58,33 +60,18 @@ from quotes.models import (
     RecurrenceChoices,
     WizardResult,
 )
+from quotes.outbox import outbox_job_enqueue
 from quotes.quote_selectors import (
     approval_threshold_pct,
     quote_server_review_get,
     revision_lines_get,
     revision_totals_get,
 )
+from quotes.roles import MANAGER_GROUP as MANAGER_GROUP  # re-exported: older callers
+from quotes.roles import REP_GROUP as REP_GROUP
+from quotes.roles import user_role
 
-REP_GROUP = "sales rep"
-MANAGER_GROUP = "sales manager"
 User = AbstractBaseUser | AnonymousUser
-
-
-# --- Who is acting ------------------------------------------------------------------------------
-
-
-def user_role(user: Any) -> Role:
-    """The workflow role of a signed-in user; ``PermissionDenied`` for anyone else."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
-        raise PermissionDenied(gettext("Sign in as a member of the sales team."))
-    if user.is_superuser:
-        return Role.SALES_MANAGER
-    groups = {group.name for group in user.groups.all()}
-    if MANAGER_GROUP in groups:
-        return Role.SALES_MANAGER
-    if REP_GROUP in groups:
-        return Role.SALES_REP
-    raise PermissionDenied(gettext("Only the sales team can work on quotes."))
 
 
 def _refused(error: TransitionError | PricingError) -> ValidationError:
@@ -211,7 +198,7 @@ def quote_create(
         company=company.strip(),
         contact_name=contact_name.strip(),
         email=email.strip(),
-        country=country.strip().upper(),
+        country=country_code_normalize(country),
         vat_number=vat_number.replace(" ", "").upper(),
         is_business=is_business,
         language=language,
@@ -343,7 +330,7 @@ def quote_create_from_request(
             "company": locked.company,
             "contact_name": locked.name,
             "email": locked.email,
-            "country": locked.country,
+            "country": locked.country.code,
             "is_business": True,
         },
         origin=QuoteOrigin.WIZARD,
@@ -710,7 +697,7 @@ def quote_customer_update(*, user: Any, quote: Quote, **fields: Any) -> Quote:
         if name not in allowed:
             raise TypeError(name)
         setattr(quote, name, value)
-    quote.country = quote.country.strip().upper()
+    quote.country = country_code_normalize(quote.country.code)
     quote.vat_number = quote.vat_number.replace(" ", "").upper()
     quote.full_clean(exclude=["current_revision", "request", "created_by"])
     quote.save()
@@ -829,8 +816,7 @@ def quote_send(
         to_status=quote.status,
         data={"sent_with_failed_checks": failed} if failed else None,
     )
-    quote_id, revision_id = quote.pk, revision.pk
-    transaction.on_commit(lambda: send_quote_email.delay(quote_id, revision_id))
+    outbox_job_enqueue(task=send_quote_email, args=[quote.pk, revision.pk])
     return quote
 
 
@@ -888,8 +874,7 @@ def quote_customer_answer(
         actor_name=name[:120],
         reason=reason.strip()[:2000],
     )
-    event_id = event.pk
-    transaction.on_commit(lambda: notify_quote_answer.delay(event_id))
+    outbox_job_enqueue(task=notify_quote_answer, args=[event.pk])
     return quote
 
 
@@ -957,7 +942,8 @@ def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
             document = quote_pdf_render(quote=quote, revision=revision)
             link = settings.SITE_URL.rstrip("/") + quote_public_url(quote)
             context = {"quote": quote, "revision": revision, "link": link}
-            subject = render_to_string("email/quote_subject.txt", context).strip()
+            # One line whatever a stored name holds: a line break would be a BadHeaderError.
+            subject = single_line(render_to_string("email/quote_subject.txt", context))
             body = render_to_string("email/quote_sent.txt", context)
             filename = quote_pdf_filename(quote=quote, revision=revision)
         message = EmailMessage(subject=subject, body=body, to=[quote.email])
@@ -992,7 +978,7 @@ def quote_answer_notify(*, event_id: int) -> bool:
         if already:
             return False
         context = {"quote": quote, "event": event, "accepted": event.to_status == "accepted"}
-        subject = render_to_string("email/answer_subject.txt", context).strip()
+        subject = single_line(render_to_string("email/answer_subject.txt", context))
         body = render_to_string("email/answer_notification.txt", context)
         EmailMessage(subject=subject, body=body, to=[settings.SALES_NOTIFICATION_EMAIL]).send()
         _event(

@@ -4,11 +4,21 @@ lives here; rules spanning objects (the workflow, prices) live in ``quote_servic
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from gpuquote.core.countries import CountryFormField, vat_number_clean
+from gpuquote.core.forms import (
+    BoundedDecimalField,
+    BoundedIntegerField,
+    BoundedJSONField,
+    MultiLineField,
+    SingleLineField,
+)
 from quotes.engine.builder import Environment, Tier
 from quotes.engine.model_registry import all_models
 from quotes.engine.pricing import MAX_CONTRACT_MONTHS
@@ -19,7 +29,7 @@ PCT = {"min_value": Decimal(0), "max_value": Decimal(100), "decimal_places": 2, 
 
 
 class DashboardFilterForm(forms.Form):
-    q = forms.CharField(label=_("Search"), required=False, max_length=100)
+    q = SingleLineField(label=_("Search"), required=False, max_length=100)
     status = forms.ChoiceField(
         label=_("Status"), required=False, choices=[("", _("all")), *QuoteStatusChoices.choices]
     )
@@ -35,20 +45,15 @@ class DashboardFilterForm(forms.Form):
 
 
 class QuoteCreateForm(forms.Form):
-    company = forms.CharField(label=_("Company"), max_length=160)
-    contact_name = forms.CharField(label=_("Contact"), max_length=120)
+    company = SingleLineField(label=_("Company"), max_length=160)
+    contact_name = SingleLineField(label=_("Contact"), max_length=120)
     email = forms.EmailField(label=_("E-mail"))
-    country = forms.RegexField(
-        label=_("Country"),
-        regex=r"^[A-Za-z]{2}$",
-        max_length=2,
-        help_text=_("ISO 3166-1 alpha-2 code, such as FR or DE."),
-    )
-    vat_number = forms.CharField(label=_("VAT number"), max_length=20, required=False)
+    country = CountryFormField(label=_("Country"))
+    vat_number = SingleLineField(label=_("VAT number"), max_length=20, required=False)
     is_business = forms.BooleanField(label=_("Business customer"), required=False, initial=True)
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
     currency = forms.ChoiceField(label=_("Currency"), choices=[("EUR", "EUR"), ("USD", "USD")])
-    exchange_rate = forms.DecimalField(
+    exchange_rate = BoundedDecimalField(
         label=_("Exchange rate"),
         required=False,
         min_value=Decimal("0.000001"),
@@ -57,52 +62,59 @@ class QuoteCreateForm(forms.Form):
         help_text=_("Quote currency per unit of the other currency, for catalog prices in it."),
     )
 
-    def clean_country(self) -> str:
-        return self.cleaned_data["country"].upper()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        country, vat_number = cleaned.get("country"), cleaned.get("vat_number")
+        if country and vat_number:
+            try:
+                cleaned["vat_number"] = vat_number_clean(vat_number, country)
+            except ValidationError as error:
+                self.add_error(None, error)
+        return cleaned
 
 
 class PartLineForm(forms.Form):
-    sku = forms.CharField(label=_("Catalog SKU"), max_length=64)
-    quantity = forms.DecimalField(
+    sku = SingleLineField(label=_("Catalog SKU"), max_length=64)
+    quantity = BoundedDecimalField(
         label=_("Quantity"), min_value=Decimal("0.01"), max_digits=12, decimal_places=2
     )
-    discount_pct = forms.DecimalField(label=_("Line discount (%)"), initial=0, **PCT)
+    discount_pct = BoundedDecimalField(label=_("Line discount (%)"), initial=0, **PCT)
 
 
 class ServiceLineForm(forms.Form):
     kind = forms.ChoiceField(label=_("Kind"), choices=LineKindChoices.choices, initial="service")
-    description = forms.CharField(label=_("Description"), max_length=300)
-    quantity = forms.DecimalField(
+    description = SingleLineField(label=_("Description"), max_length=300)
+    quantity = BoundedDecimalField(
         label=_("Quantity"), min_value=Decimal("0.01"), max_digits=12, decimal_places=2
     )
-    unit_price = forms.DecimalField(
+    unit_price = BoundedDecimalField(
         label=_("Unit price"), min_value=Decimal(0), max_digits=14, decimal_places=2
     )
     recurrence = forms.ChoiceField(label=_("Recurrence"), choices=RecurrenceChoices.choices)
-    discount_pct = forms.DecimalField(label=_("Line discount (%)"), initial=0, **PCT)
+    discount_pct = BoundedDecimalField(label=_("Line discount (%)"), initial=0, **PCT)
 
 
 class LineUpdateForm(forms.Form):
-    position = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    quantity = forms.DecimalField(
+    position = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
+    quantity = BoundedDecimalField(
         label=_("Quantity"), min_value=Decimal("0.01"), max_digits=12, decimal_places=2
     )
-    discount_pct = forms.DecimalField(label=_("Line discount (%)"), **PCT)
+    discount_pct = BoundedDecimalField(label=_("Line discount (%)"), **PCT)
 
 
 class LineRemoveForm(forms.Form):
-    position = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    position = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
 
 
 class TermsForm(forms.Form):
-    discount_pct = forms.DecimalField(label=_("Quote discount (%)"), **PCT)
+    discount_pct = BoundedDecimalField(label=_("Quote discount (%)"), **PCT)
     valid_until = forms.DateField(
         label=_("Valid until"), widget=forms.DateInput(attrs={"type": "date"})
     )
-    contract_months = forms.IntegerField(
+    contract_months = BoundedIntegerField(
         label=_("Contract length (months)"), min_value=1, max_value=MAX_CONTRACT_MONTHS
     )
-    notes = forms.CharField(
+    notes = MultiLineField(
         label=_("Notes for the customer"), required=False, max_length=4000, widget=forms.Textarea
     )
 
@@ -112,19 +124,19 @@ ACTIONS = ("approve_discount", "send", "accept", "decline", "reprice")
 
 class ActionForm(forms.Form):
     action = forms.ChoiceField(choices=[(name, name) for name in ACTIONS])
-    reason = forms.CharField(required=False, max_length=2000)
+    reason = MultiLineField(required=False, max_length=2000)
     # Sending servers that fail the builder's checks needs this ticked (see quote_send).
     acknowledge_checks = forms.BooleanField(required=False)
 
 
 class CustomerAnswerForm(forms.Form):
-    name = forms.CharField(label=_("Your name"), max_length=120)
+    name = SingleLineField(label=_("Your name"), max_length=120)
     decision = forms.ChoiceField(
         label=_("Your answer"),
         choices=[("accept", _("I accept this quote")), ("decline", _("I decline this quote"))],
         widget=forms.RadioSelect,
     )
-    reason = forms.CharField(
+    reason = MultiLineField(
         label=_("Comment (optional)"), required=False, max_length=2000, widget=forms.Textarea
     )
 
@@ -145,7 +157,7 @@ class WorkloadForm(forms.Form):
         ],
     )
     model = forms.ChoiceField(label=_("Model"), choices=_model_choices, required=False)
-    parameters_billions = forms.DecimalField(
+    parameters_billions = BoundedDecimalField(
         label=_("Parameters (billions), for another model"),
         required=False,
         min_value=Decimal("0.001"),
@@ -160,10 +172,10 @@ class WorkloadForm(forms.Form):
             (Environment.EXPERIMENT.value, _("Experiment")),
         ],
     )
-    growth_gpus = forms.IntegerField(
+    growth_gpus = BoundedIntegerField(
         label=_("GPU slots kept free per server"), min_value=0, max_value=16, initial=0
     )
-    workload_json = forms.JSONField(
+    workload_json = BoundedJSONField(
         label=_("Detailed workload (JSON, as in the REST API; replaces the fields above)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

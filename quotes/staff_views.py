@@ -43,6 +43,7 @@ from quotes.quote_selectors import (
     quote_status_counts,
     quote_workload_get,
 )
+from quotes.roles import user_role
 from quotes.staff_forms import (
     ActionForm,
     CustomerAnswerForm,
@@ -62,12 +63,12 @@ PAGE_SIZE = 25
 
 
 def sales_team(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Signed in (else the login page) and in a sales group (else 403)."""
+    """Signed in (else the login page) and in a sales group (else 403; ``quotes.roles``)."""
 
     @wraps(view)
     @login_required(login_url=LOGIN_URL)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        request.sales_role = services.user_role(request.user)  # PermissionDenied -> 403
+        request.sales_role = user_role(request.user)  # PermissionDenied -> 403
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -440,5 +441,22 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
     context = quote_document_context(quote=quote, revision=revision)
     answer = quote.events.filter(kind="customer_answer").order_by("-created_at").first()
     open_for_answer = quote.status == "sent" and timezone.localdate() <= revision.valid_until
-    context |= {"form": form, "answer": answer, "open_for_answer": open_for_answer}
+    context |= {
+        "form": form,
+        "answer": answer,
+        "open_for_answer": open_for_answer,
+        "closed": None if open_for_answer else _closed_because(quote, revision.valid_until),
+        "refused": request.method == "POST",
+    }
     return _private(render(request, "quotes/public_quote.html", context))
+
+
+def _closed_because(quote: Quote, valid_until: Any) -> dict[str, Any]:
+    """Why the customer may no longer answer: ``kind`` (accepted, declined, expired, other) and
+    ``on``, the date it happened (the answer's time, or the last day of validity)."""
+    if quote.status in ("accepted", "declined"):
+        event = quote.events.filter(to_status=quote.status).order_by("-created_at").first()
+        return {"kind": quote.status, "on": event.created_at if event else None}
+    if quote.status in ("sent", "expired"):
+        return {"kind": "expired", "on": valid_until}
+    return {"kind": "other", "on": None}

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,6 +22,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from gpuquote.core.ratelimit import rate_limited
 from quotes import charts, pdf
 from quotes.engine import rules
 from quotes.engine.assumptions import AssumptionError
@@ -196,6 +198,7 @@ def _language() -> str:
 
 
 @require_http_methods(["GET", "POST"])
+@rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
 def wizard_step(request: HttpRequest, step: str = STEPS[0]) -> HttpResponse:
     if step not in STEP_FORMS:
         raise Http404
@@ -433,18 +436,26 @@ def _option_view(option: Mapping[str, Any], currency: str, chosen: str | None) -
 
 
 def _memory_rows(memory: Mapping[str, float]) -> list[dict[str, Any]]:
+    """The memory table's rows; ``x`` and ``width`` place each part on the bar, in percent of
+    the total (an SVG of 100 units: no inline style under the Content-Security-Policy)."""
     total = memory["total"] or 1
-    return [
-        {
-            "key": key,
-            "label": label,
-            "gb": memory[key],
-            "share": Decimal(str(memory[key])) / Decimal(str(total)),
-            "width": f"{memory[key] / total * 100:.2f}",
-        }
-        for key, label in MEMORY_LABELS.items()
-        if memory.get(key)
-    ]
+    rows, start = [], 0.0
+    for key, label in MEMORY_LABELS.items():
+        if not memory.get(key):
+            continue
+        width = memory[key] / total * 100
+        rows.append(
+            {
+                "key": key,
+                "label": label,
+                "gb": memory[key],
+                "share": Decimal(str(memory[key])) / Decimal(str(total)),
+                "x": f"{start:.2f}",
+                "width": f"{width:.2f}",
+            }
+        )
+        start += width
+    return rows
 
 
 def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
@@ -677,18 +688,24 @@ def result_detail(request: HttpRequest, token: str) -> HttpResponse:
     return _private(render(request, "wizard/result.html", context))
 
 
+# The confirmation's query parameter saying that the request had been recorded before.
+QUOTE_ALREADY_RECORDED = "already"
+
+
 @require_POST
+@rate_limited(group="quote_request", rate_setting="QUOTE_REQUEST_RATE", methods=["POST"])
 def quote_request(request: HttpRequest, token: str) -> HttpResponse:
     result = get_object_or_404(WizardResult, token=token)
     form = QuoteRequestForm(request.POST)
     if form.is_valid():
         try:
-            quote_request_create(result=result, **form.cleaned_data)
+            _request, created = quote_request_create(result=result, **form.cleaned_data)
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 form.add_error(field if field in form.fields else None, messages)
         else:
-            return redirect("wizard:quote_sent", token=result.token)
+            sent = reverse("wizard:quote_sent", kwargs={"token": result.token})
+            return redirect(sent if created else f"{sent}?{QUOTE_ALREADY_RECORDED}=1")
     context = result_context(result, request)
     context["quote_form"] = form
     return _private(render(request, "wizard/result.html", context))
@@ -698,18 +715,35 @@ def quote_request(request: HttpRequest, token: str) -> HttpResponse:
 def quote_sent(request: HttpRequest, token: str) -> HttpResponse:
     result = get_object_or_404(WizardResult, token=token)
     url = request.build_absolute_uri(reverse("wizard:result", kwargs={"token": token}))
-    return _private(
-        render(request, "wizard/quote_sent.html", {"result": result, "private_url": url})
-    )
+    context = {
+        "result": result,
+        "private_url": url,
+        "already_recorded": request.GET.get(QUOTE_ALREADY_RECORDED) == "1",
+    }
+    return _private(render(request, "wizard/quote_sent.html", context))
+
+
+# Bump when the checklist template or its context changes: older cached PDFs are then ignored.
+CHECKLIST_PDF_VERSION = 1
 
 
 @require_GET
+@rate_limited(group="checklist_pdf", rate_setting="CHECKLIST_PDF_RATE", methods=["GET", "HEAD"])
 def checklist_pdf(request: HttpRequest, token: str) -> HttpResponse:
-    """The decision checklist as an A4 PDF, in the result's own language."""
+    """The decision checklist as an A4 PDF, in the result's own language.
+
+    A stored result never changes: its PDF is rendered once per language and then served from
+    the cache (Redis in production)."""
     result = get_object_or_404(WizardResult, token=token)
     with translation.override(result.language):
-        context = result_context(result, request)
-        document = pdf.render_pdf("pdf/checklist.html", context)
+        key = f"checklist-pdf:v{CHECKLIST_PDF_VERSION}:{result.token}:{result.language}"
+        document = cache.get(key)
+        if document is None:
+            # The link printed in the PDF is the site's own (SITE_URL), whoever asked first.
+            context = result_context(result)
+            context["private_url"] = settings.SITE_URL.rstrip("/") + context["private_url"]
+            document = pdf.render_pdf("pdf/checklist.html", context)
+            cache.set(key, document, settings.CHECKLIST_PDF_CACHE_SECONDS)
         filename = gettext("gpuquote-checklist") + f"-{result.token[:8]}.pdf"
     response = HttpResponse(document, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -14,18 +14,14 @@ never sent again.
 
 from __future__ import annotations
 
-import functools
 import http.client
-import ipaddress
 import json
+import logging
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -37,6 +33,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from gpuquote.api.signing import SIGNATURE_HEADER, signature_header
+from gpuquote.core.outbound import (
+    OutboundRefusedError,
+    outbound_policy,
+    outbound_request,
+    outbound_url_errors,
+)
 from quotes.models import (
     DeliveryStatus,
     Partner,
@@ -45,6 +47,7 @@ from quotes.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
+from quotes.outbox import outbox_job_enqueue
 from quotes.partner_models import WEBHOOK_EVENTS
 
 PING_EVENT = "webhook.ping"
@@ -57,6 +60,18 @@ DELIVERY_HEADER = "GPUQuote-Delivery"
 RESPONSE_READ_MAX_BYTES = 64 * 1024  # read (and drop) at most this much of a receiver's answer
 ERROR_MAX_CHARS = 500  # WebhookAttempt.error's length
 NO_ANSWER_RECORDED = "no answer recorded: the worker stopped during the request"
+# All a partner reads of an attempt without an HTTP answer: a refused address, a DNS failure, a
+# refused connection and a timeout look alike (the detail would make webhooks a port scanner;
+# it is logged for the operator).
+UNREACHABLE = "unreachable"
+
+logger = logging.getLogger(__name__)
+
+
+def attempt_error_public(error: str) -> str:
+    """What a partner may read of an attempt's stored error: "" (an HTTP answer came),
+    ``UNREACHABLE`` or ``NO_ANSWER_RECORDED``; older rows' connection errors read UNREACHABLE."""
+    return error if error in ("", UNREACHABLE, NO_ANSWER_RECORDED) else UNREACHABLE
 
 
 class WebhookDeliveryError(Exception):
@@ -85,8 +100,9 @@ def webhook_deliveries_queryset(*, webhook: Webhook) -> QuerySet[WebhookDelivery
 
 
 def webhook_url_errors(url: str) -> list[str]:
-    """Why a receiver URL is refused: http(s) only; in production https only, and no loopback,
-    private or link-local address written as the host (the server must not call itself)."""
+    """Why a receiver URL is refused: http(s) only (in production https only), and its host
+    must resolve, now, to public addresses only (``gpuquote.core.outbound``; each delivery
+    checks again). Private hosts: only those in ``OUTBOUND_ALLOW_PRIVATE_HOSTS``."""
     production = not settings.DEBUG
     schemes = ["https"] if production else ["http", "https"]
     try:
@@ -95,19 +111,7 @@ def webhook_url_errors(url: str) -> list[str]:
         if production and url.lower().startswith("http://"):
             return [_("Use an https:// URL: webhooks are sent over TLS only.")]
         return [_("Enter a valid http:// or https:// URL.")]
-    if production and _is_internal_host(urlsplit(url).hostname or ""):
-        return [_("The URL must point to a public host, not a local or private address.")]
-    return []
-
-
-def _is_internal_host(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False  # a name: resolved at delivery, outside this check
-    return not address.is_global
+    return outbound_url_errors(url, https_only=production)
 
 
 def _events_clean(events: Iterable[str] | None) -> list[str]:
@@ -198,13 +202,12 @@ def _payload(*, event_id: uuid.UUID, event_type: str, data: dict[str, Any]) -> d
 
 
 def _deliveries_enqueue(deliveries: Iterable[WebhookDelivery]) -> None:
+    """One outbox job per delivery, queued after the caller's commit: a broker refusing one
+    (or an eager run failing) neither fails the caller nor drops the others."""
     from quotes.tasks import deliver_webhook  # the tasks module imports this one
 
     for delivery in deliveries:
-        transaction.on_commit(
-            functools.partial(deliver_webhook.delay, delivery.pk),
-            robust=True,  # a failed enqueue (or eager run) must not fail the caller's commit
-        )
+        outbox_job_enqueue(task=deliver_webhook, args=[delivery.pk])
 
 
 @transaction.atomic
@@ -302,7 +305,8 @@ def webhooks_prices_changed(
 
 @dataclass(frozen=True, slots=True)
 class PostResult:
-    """What one POST gave: an HTTP status, or the error that prevented one."""
+    """What one POST gave: an HTTP status, or the error that prevented one (for the logs and
+    the task's retry message only; the partner reads ``UNREACHABLE``)."""
 
     status: int | None
     error: str
@@ -313,31 +317,27 @@ class PostResult:
         return self.status is not None and 200 <= self.status < 300
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A redirect is an answer (3xx, not delivered): following it would re-send the body to a
-    host nobody registered."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 def _post(*, url: str, body: bytes, headers: dict[str, str]) -> PostResult:
-    if urlsplit(url).scheme not in ("http", "https"):  # checked at registration; again here
-        return PostResult(status=None, error="refused: not an http(s) URL", duration_ms=0)
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310
-    opener = urllib.request.build_opener(_NoRedirect)
+    """POST through the SSRF guard: the host is resolved and checked again now (it may point
+    elsewhere since registration) and the connection goes to the checked address. A redirect
+    is an answer (3xx, not delivered): following it would re-send the body to a host nobody
+    registered."""
     started = time.monotonic()
     status, error = None, ""
     try:
-        with opener.open(request, timeout=DELIVERY_TIMEOUT_S) as response:
+        with outbound_request(
+            url,
+            policy=outbound_policy(),
+            method="POST",
+            body=body,
+            headers=headers,
+            timeout_s=DELIVERY_TIMEOUT_S,
+        ) as response:
             response.read(RESPONSE_READ_MAX_BYTES)
             status = response.status
-    except urllib.error.HTTPError as exc:  # an answer, only not a 2xx one
-        status = exc.code
-        exc.close()
-    except urllib.error.URLError as exc:
-        error = str(exc.reason)
-    except (http.client.HTTPException, OSError) as exc:  # timeouts, resets, bad answers
+    except OutboundRefusedError as exc:
+        error = f"refused: {exc}"
+    except (http.client.HTTPException, OSError) as exc:  # DNS, timeouts, resets, bad answers
         error = f"{type(exc).__name__}: {exc}"
     duration_ms = round((time.monotonic() - started) * 1000)
     return PostResult(status=status, error=error[:ERROR_MAX_CHARS], duration_ms=duration_ms)
@@ -372,7 +372,14 @@ def _attempt_finish(
     *, delivery: WebhookDelivery, attempt: WebhookAttempt, result: PostResult, last: bool
 ) -> None:
     attempt.response_status = result.status
-    attempt.error = "" if result.status is not None else result.error
+    attempt.error = "" if result.status is not None else UNREACHABLE
+    if result.status is None:
+        logger.warning(
+            "webhook delivery %s attempt %s unreachable: %s",
+            delivery.pk,
+            attempt.number,
+            result.error,
+        )
     attempt.duration_ms = result.duration_ms
     attempt.save(update_fields=["response_status", "error", "duration_ms"])
     if result.ok:

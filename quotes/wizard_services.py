@@ -20,10 +20,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import translation
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from gpuquote.core.countries import country_code_normalize
 from quotes.api.tco_inputs import configuration_parse
 from quotes.engine import checklist
 from quotes.engine.advice import gpu_profile
@@ -213,23 +214,36 @@ def quote_request_create(
     country: str,
     consent: bool,
     message: str = "",
-) -> QuoteRequest:
-    """A quote request on a stored result, for the sales team (listed in the admin)."""
+) -> tuple[QuoteRequest, bool]:
+    """A quote request on a stored result, for the sales team (listed in the admin), and whether
+    it is new: a repeat from the same e-mail address (in any case) returns the recorded one
+    unchanged (the constraint ``quotes_quoterequest_one_per_result_email`` guards races)."""
+    if not consent:
+        raise ValidationError({"consent": ["Consent is required to send a quote request."]})
+    email = email.strip().lower()
     locked = WizardResult.objects.select_for_update().get(pk=result.pk)
+    existing = QuoteRequest.objects.filter(result=locked, email=email).first()
+    if existing is not None:
+        return existing, False
     request = QuoteRequest(
         result=locked,
         name=name.strip(),
         company=company.strip(),
-        email=email.strip(),
-        country=country.strip().upper(),
+        email=email,
+        country=country_code_normalize(country),
         consent=consent,
         message=message.strip(),
     )
-    if not consent:
-        raise ValidationError({"consent": ["Consent is required to send a quote request."]})
-    request.full_clean()
-    request.save()
-    return request
+    request.full_clean(exclude=["result"])  # the (result, e-mail) rule: the database's, below
+    try:
+        with transaction.atomic():  # a savepoint: a lost race leaves the outer transaction usable
+            request.save()
+    except IntegrityError:
+        existing = QuoteRequest.objects.filter(result=locked, email=email).first()
+        if existing is None:
+            raise
+        return existing, False
+    return request, True
 
 
 # --- Reading a stored result ----------------------------------------------------------------------

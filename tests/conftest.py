@@ -67,3 +67,39 @@ def eager_celery():
     app.conf.task_always_eager = app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def outbound_allows_loopback(settings):
+    """Test receivers and feed servers listen on 127.0.0.1: allow that address, and only it, as
+    an operator allows an internal supplier (the SSRF guard refuses it otherwise)."""
+    settings.OUTBOUND_ALLOW_PRIVATE_HOSTS = ["127.0.0.1"]
+
+
+PUBLIC_TEST_ADDRESS = "93.184.215.14"  # what example.com resolved to; nothing connects to it
+
+
+@pytest.fixture
+def example_dns(monkeypatch):
+    """Hermetic DNS for URLs registered (and resolved) but not called: ``*.example`` and
+    ``*.test`` names (RFC 2606) resolve to a public address, ``localhost`` to 127.0.0.1, other
+    names to nothing."""
+    import socket
+
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
+        try:  # an address literal: no DNS involved
+            return real(host, port, family, type, proto, flags | socket.AI_NUMERICHOST)
+        except socket.gaierror:
+            pass
+        name = str(host).lower().rstrip(".")
+        if name == "localhost":
+            address = "127.0.0.1"
+        elif name.endswith((".example", ".test")):
+            address = PUBLIC_TEST_ADDRESS
+        else:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 0)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)

@@ -13,6 +13,13 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from gpuquote.api.fields import (
+    BoundedDecimalField,
+    BoundedIntegerField,
+    CountryCodeField,
+    SingleLineCharField,
+)
+from gpuquote.core.countries import vat_number_clean
 from quotes.api.schemas import WorkloadSchema
 from quotes.api.tco_inputs import DEFAULT_HORIZON_YEARS, DEFAULT_REGION
 from quotes.engine.assumptions import REGIONS
@@ -31,14 +38,23 @@ UPTIMES = (Uptime.FLEXIBLE, Uptime.BUSINESS_HOURS, Uptime.ALWAYS_ON)
 
 
 class CustomerInput(serializers.Serializer):
-    company = serializers.CharField(max_length=160)
-    contact_name = serializers.CharField(max_length=120)
+    company = SingleLineCharField(max_length=160)
+    contact_name = SingleLineCharField(max_length=120)
     email = serializers.EmailField(max_length=254)
-    country = serializers.RegexField(
-        r"^[A-Za-z]{2}$", max_length=2, help_text="ISO 3166-1 alpha-2 code, such as FR or DE."
+    country = CountryCodeField()
+    vat_number = SingleLineCharField(
+        max_length=20,
+        required=False,
+        allow_blank=True,
+        help_text="A member state's VAT number (its prefix, right check digits) for the reverse "
+        "charge; outside the EU kept as given.",
     )
-    vat_number = serializers.CharField(max_length=20, required=False, allow_blank=True)
     is_business = serializers.BooleanField(default=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("vat_number"):
+            attrs["vat_number"] = vat_number_clean(attrs["vat_number"], attrs["country"])
+        return attrs
 
 
 class QuoteCreateInput(serializers.Serializer):
@@ -51,13 +67,13 @@ class QuoteCreateInput(serializers.Serializer):
         help_text="managed: the quote adds the monthly managed-hosting line.",
     )
     uptime = serializers.ChoiceField(choices=list(UPTIMES), default=Uptime.ALWAYS_ON)
-    growth_gpus = serializers.IntegerField(min_value=0, max_value=GROWTH_GPUS_MAX, default=0)
+    growth_gpus = BoundedIntegerField(min_value=0, max_value=GROWTH_GPUS_MAX, default=0)
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
-    horizon_years = serializers.IntegerField(
+    horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
     )
-    utilization_pct = serializers.DecimalField(
+    utilization_pct = BoundedDecimalField(
         max_digits=5,
         decimal_places=2,
         min_value=Decimal(5),
@@ -65,7 +81,7 @@ class QuoteCreateInput(serializers.Serializer):
         default=Decimal(DEFAULT_UTILIZATION_PCT),
         help_text="Share of the time the GPUs are busy, for the TCO.",
     )
-    budget = serializers.DecimalField(
+    budget = BoundedDecimalField(
         max_digits=14, decimal_places=2, min_value=Decimal(0), required=False, allow_null=True
     )
     language = serializers.ChoiceField(choices=["en", "fr"], default="en")
@@ -187,7 +203,7 @@ def quote_to_dict(
             "company": quote.company,
             "contact_name": quote.contact_name,
             "email": quote.email,
-            "country": quote.country,
+            "country": quote.country.code,
             "vat_number": quote.vat_number,
             "is_business": quote.is_business,
         },

@@ -1,8 +1,10 @@
 """Partner webhooks over the API: register, list, change, delete, ping, and see the deliveries.
 
 A partner's key sees and changes only that partner's webhooks (another partner's id is a 404,
-as if it did not exist); the sales staff see all of them but cannot register one, because a
-webhook belongs to a partner. The signing secret is returned once, in the answer to the POST.
+as if it did not exist); the sales team sees all of them but cannot register one, because a
+webhook belongs to a partner. Sales managers and the admin may change, delete or ping any
+partner's webhook (support); sales reps only read them (``quotes.roles``). The signing secret is
+returned once, in the answer to the POST.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from gpuquote.api.errors import InputError
+from gpuquote.api.fields import SingleLineCharField
 from quotes.api import schemas
-from quotes.api.auth import IsPartnerOrSalesStaff, request_partner
+from quotes.api.auth import IsPartnerOrWebhookEditor, request_partner
 from quotes.api.inputs import validated
 from quotes.api.views import BAD_REQUEST, THROTTLED
 from quotes.models import Webhook, WebhookAttempt, WebhookDelivery
 from quotes.partner_models import WEBHOOK_EVENTS
 from quotes.webhooks import (
+    attempt_error_public,
     webhook_create,
     webhook_delete,
     webhook_deliveries_queryset,
@@ -51,7 +55,7 @@ WEBHOOK_ID = OpenApiParameter(
 
 
 class WebhookCreateInput(serializers.Serializer):
-    url = serializers.CharField(
+    url = SingleLineCharField(
         max_length=500,
         help_text="Where events are POSTed: https:// (http:// only on development servers).",
     )
@@ -64,7 +68,7 @@ class WebhookCreateInput(serializers.Serializer):
 
 
 class WebhookUpdateInput(serializers.Serializer):
-    url = serializers.CharField(max_length=500, required=False)
+    url = SingleLineCharField(max_length=500, required=False)
     events = serializers.ListField(
         child=serializers.ChoiceField(choices=WEBHOOK_EVENTS), required=False, allow_empty=False
     )
@@ -94,7 +98,18 @@ class WebhookCreatedOutput(WebhookOutput):
         read_only_fields = fields
 
 
+class _PublicAttemptError(serializers.CharField):
+    def to_representation(self, value: Any) -> str:
+        return attempt_error_public(str(value))
+
+
 class WebhookAttemptOutput(serializers.ModelSerializer):
+    error = _PublicAttemptError(
+        read_only=True,
+        help_text='"" when the receiver answered (see response_status); "unreachable" when no '
+        "HTTP answer came (the cause is not disclosed).",
+    )
+
     class Meta:
         model = WebhookAttempt
         fields = ["number", "attempted_at", "response_status", "error", "duration_ms"]
@@ -129,7 +144,7 @@ def _service_errors(exc: ValidationError) -> InputError:
 
 
 class WebhookListView(generics.ListAPIView):
-    permission_classes = [IsPartnerOrSalesStaff]
+    permission_classes = [IsPartnerOrWebhookEditor]
     serializer_class = WebhookOutput
 
     def get_queryset(self) -> QuerySet[Webhook]:
@@ -177,7 +192,7 @@ class WebhookListView(generics.ListAPIView):
 
 
 class WebhookDetailView(generics.GenericAPIView):
-    permission_classes = [IsPartnerOrSalesStaff]
+    permission_classes = [IsPartnerOrWebhookEditor]
     serializer_class = WebhookOutput
     lookup_url_kwarg = "webhook_id"
 
@@ -227,7 +242,7 @@ class WebhookDetailView(generics.GenericAPIView):
 
 
 class WebhookDeliveryListView(generics.ListAPIView):
-    permission_classes = [IsPartnerOrSalesStaff]
+    permission_classes = [IsPartnerOrWebhookEditor]
     serializer_class = WebhookDeliveryOutput
 
     def get_queryset(self) -> QuerySet[WebhookDelivery]:
@@ -255,7 +270,7 @@ class WebhookDeliveryListView(generics.ListAPIView):
 
 
 class WebhookPingView(generics.GenericAPIView):
-    permission_classes = [IsPartnerOrSalesStaff]
+    permission_classes = [IsPartnerOrWebhookEditor]
     serializer_class = WebhookDeliveryOutput
 
     def get_queryset(self) -> QuerySet[Webhook]:

@@ -270,7 +270,7 @@ def test_the_pdf_downloads_and_errors_stay_json(client, acme):
     assert response.content[:5] == b"%PDF-"
     missing = client.get(_pdf(999_999), headers=auth(raw) | {"Accept": "application/pdf"})
     assert missing.status_code == 404
-    assert missing["Content-Type"] == "application/json"
+    assert missing["Content-Type"] == "application/problem+json"
 
 
 # --- Throttling ---------------------------------------------------------------------------------
@@ -305,7 +305,7 @@ def test_anonymous_calculators_are_throttled_per_client(client, monkeypatch):
 
 def test_the_partner_hears_its_quote_being_sent_by_a_signed_webhook(
     client, acme, globex, httpserver_ipv4, eager_celery, django_capture_on_commit_callbacks,
-    django_user_model,
+    django_user_model, outbound_allows_loopback,
 ):  # fmt: skip
     partner, raw = acme
     quote_id = _create(client, raw).json()["id"]

@@ -358,7 +358,7 @@ def test_discount_at_the_threshold_needs_no_approval(rep):
     [
         ("FR", "", True, "20", "60000.00", None),
         ("FR", "", False, "20", "60000.00", None),
-        ("DE", "DE123456789", True, "0", "50000.00", "intra-Community"),
+        ("DE", "DE136695976", True, "0", "50000.00", "intra-Community"),
         ("DE", "", True, "20", "60000.00", "reverse charge"),
         ("DE", "", False, "20", "60000.00", None),
         ("US", "", True, "0", "50000.00", "export"),

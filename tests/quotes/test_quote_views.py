@@ -157,7 +157,7 @@ def _pdf_text(data: bytes) -> str:
 
 def test_pdf_carries_number_revision_lines_totals_and_vat_note(client, rep):
     client.force_login(rep)
-    quote = quote_make(rep, country="DE", vat_number="DE123456789")
+    quote = quote_make(rep, country="DE", vat_number="DE136695976")
     response = client.get(reverse("wizard:staff:pdf", args=[quote.pk]), {"download": "1"})
     assert response["Content-Type"] == "application/pdf"
     assert response["Content-Disposition"] == f'attachment; filename="{quote.number}.pdf"'
