@@ -1,5 +1,6 @@
 """Real processes for the integration and reliability tests: a Celery worker (subprocess, solo
-pool) on the test database, a private redis-server, and a bounded wait. 127.0.0.1 only."""
+pool) on the test database, gunicorn, a private redis-server, an HTTP server for a partner or a
+feed, and a bounded wait. 127.0.0.1 only."""
 
 from __future__ import annotations
 
@@ -10,14 +11,18 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
+from pytest_httpserver import HTTPServer
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 READY_TIMEOUT_S = 60
@@ -28,7 +33,35 @@ def worker_database_url(database_url: str) -> str:
     return urlsplit(database_url)._replace(path=f"/{connection.settings_dict['NAME']}").geturl()
 
 
-class Worker:
+class LoggedProcess:
+    """A subprocess run from the project's root, its stdout and stderr in ``log_path``: the tail
+    of its output for failure messages, and a stop that ends it for sure."""
+
+    output_chars = 4000
+
+    def __init__(self, log_path: Path, command: list[str], *, env: Mapping[str, str]) -> None:
+        self.log_path = log_path
+        self.log = log_path.open("w")
+        self.process = subprocess.Popen(
+            command, cwd=BASE_DIR, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+
+    def output(self) -> str:
+        self.log.flush()
+        return self.log_path.read_text(errors="replace")[-self.output_chars :]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.log.close()
+
+
+class Worker(LoggedProcess):
     """``celery -A gpuquote worker --pool=solo`` on the test database (DATABASE_URL), consuming
     ``queue`` (None: Celery's default queue)."""
 
@@ -41,7 +74,6 @@ class Worker:
     ) -> None:
         self.queue = queue
         self.name = f"it-{uuid.uuid4().hex[:8]}@%h"
-        self.log_path = log_path
         environment = os.environ | {
             "DATABASE_URL": worker_database_url(os.environ["DATABASE_URL"]),
             "DB_CONN_MAX_AGE": "0",
@@ -59,40 +91,49 @@ class Worker:
             "--without-heartbeat",
             "--loglevel=INFO",
         ]
-        self.log = log_path.open("w")
-        self.process = subprocess.Popen(
-            command, cwd=BASE_DIR, env=environment, stdout=self.log, stderr=subprocess.STDOUT
-        )
-        self._wait_ready()
+        super().__init__(log_path, command, env=environment)
+        wait_for(self._ready, timeout_s=READY_TIMEOUT_S, what="the worker to be ready", worker=self)
 
-    def output(self) -> str:
-        self.log.flush()
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"the worker exited early:\n{self.output()}")
-            if " ready." in self.log_path.read_text(errors="replace"):
-                return
-            time.sleep(0.2)
-        pytest.fail(f"the worker was not ready in {READY_TIMEOUT_S} s:\n{self.output()}")
+    def _ready(self) -> bool:
+        if self.process.poll() is not None:
+            pytest.fail(f"the worker exited early:\n{self.output()}")
+        return " ready." in self.log_path.read_text(errors="replace")
 
     def kill(self) -> None:
         """SIGKILL, as when a host dies: no shutdown, no acknowledgement."""
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=10)
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.log.close()
+
+class Gunicorn(LoggedProcess):
+    """gunicorn serving ``gpuquote.wsgi`` on a free 127.0.0.1 port (``workers`` processes x
+    ``threads`` threads), waited for until /livez answers."""
+
+    output_chars = 6000
+
+    def __init__(
+        self, log_path: Path, *, env: Mapping[str, str], workers: int, threads: int
+    ) -> None:
+        self.port = free_port()
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        command = [str(gunicorn), "gpuquote.wsgi", "--bind", f"127.0.0.1:{self.port}"]
+        command += ["--workers", str(workers), "--threads", str(threads)]
+        super().__init__(log_path, command, env=env)
+        wait_for(self._answers, timeout_s=READY_TIMEOUT_S, what="gunicorn", worker=self)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def _answers(self) -> bool:
+        if self.process.poll() is not None:
+            pytest.fail(f"gunicorn exited:\n{self.output()}")
+        try:
+            with urllib.request.urlopen(self.url("/livez"), timeout=2):  # noqa: S310
+                return True
+        except urllib.error.HTTPError:
+            return True  # it answers
+        except OSError:
+            return False
 
 
 def free_port(first: int = 0) -> int:
@@ -160,7 +201,7 @@ def wait_for(
     *,
     timeout_s: float = 30,
     what: str = "",
-    worker: Worker | None = None,
+    worker: LoggedProcess | None = None,
 ) -> Any:
     """Poll ``check`` until it returns something true (bounded: fails after ``timeout_s``)."""
     deadline = time.monotonic() + timeout_s
@@ -170,3 +211,15 @@ def wait_for(
             return value
         time.sleep(0.1)
     pytest.fail(f"timed out waiting for {what}:\n{worker.output() if worker else ''}")
+
+
+@contextmanager
+def http_server() -> Iterator[HTTPServer]:
+    """A threaded pytest-httpserver on 127.0.0.1 (a free port), cleared and stopped after."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()

@@ -3,7 +3,6 @@
 import time
 
 import pytest
-from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
 from catalog.feeds import (
@@ -14,6 +13,7 @@ from catalog.feeds import (
     feed_open,
 )
 from gpuquote.core.outbound import OutboundPolicy
+from tests.workers import http_server
 
 # The test server listens on 127.0.0.1: allowed explicitly, as OUTBOUND_ALLOW_PRIVATE_HOSTS does.
 LIMITS = FetchLimits(
@@ -27,11 +27,8 @@ LIMITS = FetchLimits(
 @pytest.fixture(scope="module")
 def feed_server():
     """A threaded server on 127.0.0.1, so a slow answer does not hold up the next test."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
+    with http_server() as server:
+        yield server
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -27,12 +26,10 @@ from catalog.services import price_source_schedule_sync
 from catalog.tasks import refresh_price_source
 from gpuquote.celery import app
 from tests.factories import gpu_make, price_make
-from tests.workers import Worker, wait_for
+from tests.workers import Worker, http_server, wait_for
 
-BASE_DIR = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
-READY_TIMEOUT_S = 60
 RESULT_TIMEOUT_S = 60
 FEED = "sku,price,currency,observed_on\nGPU-W,1100.00,EUR,2026-11-30\n"
 
@@ -82,11 +79,8 @@ def start_worker(queue, tmp_path) -> Iterator:
 
 @pytest.fixture
 def feed_server() -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
+    with http_server() as server:
+        yield server
 
 
 @pytest.fixture

@@ -15,31 +15,10 @@ from pypdf import PdfReader
 
 from quotes.models import WizardResult
 from quotes.templatetags.money import money_format
+from tests.quotes.wizard_cases import wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
-ANSWERS = {
-    "project": {
-        "goal": "fine_tuning",
-        "model": "llama-3.1-8b",
-        "method": "lora",
-        "precision": "bf16",
-        "batch_size": "8",
-        "sequence_length": "2048",
-        "lora_rank": "16",
-        "gradient_checkpointing": "on",
-    },
-    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
-    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
-    "deployment": {
-        "deployment": "not_sure",
-        "region": "FR",
-        "currency": "EUR",
-        "horizon_years": "3",
-        "utilization_pct": "60",
-        "budget": "50000",
-    },
-}
 POINTS_EN = (
     "GPU memory validated",
     "System synergy",
@@ -53,16 +32,6 @@ A4_POINTS = (595.28, 841.89)
 @pytest.fixture(autouse=True)
 def catalog():
     call_command("load_catalog", stdout=StringIO())
-
-
-def _result(client, language: str) -> WizardResult:
-    client.cookies["django_language"] = language
-    for step, data in ANSWERS.items():
-        response = client.post(
-            reverse("wizard:step", kwargs={"step": step}), data | {"nav": "next"}
-        )
-        assert response.status_code == 302
-    return WizardResult.objects.get()
 
 
 def _pdf_text(response) -> tuple[PdfReader, str]:
@@ -80,7 +49,7 @@ def _download(client, result: WizardResult):
 
 
 def test_checklist_pdf_has_the_five_points_and_the_customers_figures(client):
-    result = _result(client, "en")
+    result = wizard_result_make(client, language="en")
 
     response = _download(client, result)
 
@@ -110,7 +79,7 @@ def test_checklist_pdf_has_the_five_points_and_the_customers_figures(client):
 
 
 def test_checklist_pdf_is_in_the_results_language(client):
-    result = _result(client, "fr")
+    result = wizard_result_make(client, language="fr")
 
     # The visitor now browses in English: the PDF stays in the result's language.
     client.cookies["django_language"] = "en"
@@ -129,7 +98,7 @@ def test_checklist_pdf_is_in_the_results_language(client):
 
 
 def test_checklist_pdf_is_private(client):
-    result = _result(client, "en")
+    result = wizard_result_make(client, language="en")
 
     response = _download(client, result)
 

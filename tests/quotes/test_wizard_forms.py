@@ -14,17 +14,9 @@ from quotes.forms import (
     UsageForm,
     number_parse,
 )
+from tests.quotes.wizard_cases import FINE_TUNING
 
-PROJECT = {
-    "goal": "fine_tuning",
-    "model": "llama-3.1-8b",
-    "method": "lora",
-    "precision": "bf16",
-    "batch_size": "8",
-    "sequence_length": "2048",
-    "lora_rank": "16",
-    "gradient_checkpointing": "on",
-}
+PROJECT = FINE_TUNING["project"]
 TRAINING_PROJECT = {
     "task": "fine_tuning",
     "precision": "bf16",

@@ -3,16 +3,21 @@
 Three cases: serving a model (inference), fine-tuning one, and training one from scratch in
 production. ``CASES`` are the raw form answers step by step; ``EXPECTED`` the engine inputs they
 must produce (the REST API's JSON shape); ``engine_answer`` computes what the engine says for
-those inputs through the same selectors the REST API uses.
+those inputs through the same selectors the REST API uses. ``FINE_TUNING_WITH_BUDGET`` is the
+fine-tuning case with the deployment left open and a budget, and ``wizard_result_make`` walks
+the wizard through answers like these and returns the stored result.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from django.urls import reverse
+
 from quotes.api.tco_inputs import configuration_parse
 from quotes.engine.builder import Environment, Tier
 from quotes.engine.workload import workload_from_dict
+from quotes.models import WizardResult
 from quotes.presenters import option_to_dict
 from quotes.selectors import advice_get, tco_get
 
@@ -47,6 +52,11 @@ FINE_TUNING = {
         "horizon_years": "3",
         "utilization_pct": "60",
     },
+}
+# Not sure of the deployment yet, with a budget: what the checklist PDF, the perimeter and the
+# security tests walk through.
+FINE_TUNING_WITH_BUDGET = FINE_TUNING | {
+    "deployment": FINE_TUNING["deployment"] | {"deployment": "not_sure", "budget": "50000"}
 }
 TRAINING = {
     "project": PROJECT_DEFAULTS
@@ -153,3 +163,21 @@ def engine_answer(expected: dict):
         overrides=expected["overrides"],
     )
     return advice, chosen, tco
+
+
+def wizard_result_make(
+    client, answers: dict = FINE_TUNING_WITH_BUDGET, *, language: str | None = None, **extra
+) -> WizardResult:
+    """POST every step of ``answers`` with Next and return the stored result (the only one).
+
+    ``language`` sets the visitor's language cookie first (it stays for the requests after);
+    ``extra`` goes with every post, such as ``REMOTE_ADDR``.
+    """
+    if language:
+        client.cookies["django_language"] = language
+    for step, data in answers.items():
+        response = client.post(
+            reverse("wizard:step", kwargs={"step": step}), data | {"nav": "next"}, **extra
+        )
+        assert response.status_code == 302
+    return WizardResult.objects.get()

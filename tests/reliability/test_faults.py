@@ -5,8 +5,6 @@ Fixtures and skip rules: tests/reliability/conftest.py."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -37,14 +35,13 @@ from quotes.tasks import send_quote_email
 from quotes.webhooks import DELIVERY_HEADER, NO_ANSWER_RECORDED, webhook_ping
 from tests.api_fixtures import partner_key
 from tests.quotes.test_quote_services import _user, quote_make
-from tests.workers import BASE_DIR, free_port, wait_for, worker_database_url
+from tests.workers import Gunicorn, http_server, wait_for, worker_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PARALLEL = 8
 ROUNDS = 3
 REQUEST_TIMEOUT_S = 30
-SERVER_READY_TIMEOUT_S = 60
 
 
 @pytest.fixture
@@ -97,67 +94,25 @@ def test_a_quote_sent_while_redis_is_down_is_mailed_once_when_it_is_back(
 # --- (b) PostgreSQL drops the app's connections under load -------------------------------------
 
 
-class WebServer:
+class WebServer(Gunicorn):
     """gunicorn (2 processes x 2 threads) on the test database, keeping its connections open
     between requests (``DB_CONN_MAX_AGE``), as in production."""
 
     def __init__(self, log_path: Path) -> None:
-        self.port = free_port()
-        self.log_path = log_path
-        self.log = log_path.open("w")
         env = os.environ | {
             "DATABASE_URL": worker_database_url(os.environ["DATABASE_URL"]),
             "DB_CONN_MAX_AGE": "600",
         }
-        gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.process = subprocess.Popen(
-            [
-                str(gunicorn),
-                "gpuquote.wsgi",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                "2",
-                "--threads",
-                "2",
-            ],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_for(self._ready, timeout_s=SERVER_READY_TIMEOUT_S, what="gunicorn")
-
-    def _ready(self) -> bool:
-        if self.process.poll() is not None:
-            pytest.fail(f"gunicorn exited:\n{self.output()}")
-        try:
-            self.get("/livez")
-        except OSError:
-            return False
-        return True
+        super().__init__(log_path, env=env, workers=2, threads=2)
 
     def get(self, path: str) -> int:
-        url = f"http://127.0.0.1:{self.port}{path}"
+        url = self.url(path)
         try:
-            with urllib.request.urlopen(url, timeout=REQUEST_TIMEOUT_S) as answer:
+            with urllib.request.urlopen(url, timeout=REQUEST_TIMEOUT_S) as answer:  # noqa: S310
                 answer.read()
                 return answer.status
         except urllib.error.HTTPError as answer:
             return answer.code
-
-    def output(self) -> str:
-        self.log.flush()
-        return self.log_path.read_text(errors="replace")[-6000:]
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.log.close()
 
 
 @pytest.fixture
@@ -228,11 +183,8 @@ class DedupingReceiver:
 
 @pytest.fixture
 def receiver() -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
+    with http_server() as server:
+        yield server
 
 
 def _visibility_timeout_passes(broker_url: str) -> int:

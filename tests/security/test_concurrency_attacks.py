@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -31,10 +29,9 @@ from quotes.models import QuoteRequest, WizardResult
 from quotes.wizard_services import quote_request_create
 from tests.quotes.test_wizard_views import QUOTE, _result, _walk
 from tests.quotes.wizard_cases import FINE_TUNING
+from tests.workers import BASE_DIR, Gunicorn
 
-BASE_DIR = Path(__file__).resolve().parents[2]
 PARALLEL = 8
-SERVER_READY_TIMEOUT_S = 60
 REQUEST_TIMEOUT_S = 60
 ALREADY_RECORDED = "Your quote request is already recorded"
 
@@ -132,19 +129,11 @@ print("SETUP=" + json.dumps({"quote": quote.token, "result": result.token}))
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Site:
+class Site(Gunicorn):
     """A gunicorn on 127.0.0.1 with 3 processes x 3 threads, all on one SQLite file."""
 
     def __init__(self, tmp_path: Path) -> None:
         self.database = tmp_path / "gpuquote.sqlite3"
-        self.log_path = tmp_path / "gunicorn.log"
-        self.port = _free_port()
         self.env = os.environ | {
             "DEBUG": "true",
             "DATABASE_URL": f"sqlite:///{self.database}",
@@ -155,25 +144,7 @@ class Site:
         self._manage("migrate", "--noinput")
         setup = self._manage("shell", "-c", SETUP)
         self.tokens = json.loads(re.search(r"^SETUP=(.*)$", setup, re.M).group(1))
-        self.log = self.log_path.open("w")
-        gunicorn = Path(sys.executable).with_name("gunicorn")
-        self.process = subprocess.Popen(
-            [
-                str(gunicorn),
-                "gpuquote.wsgi",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                "3",
-                "--threads",
-                "3",
-            ],
-            cwd=BASE_DIR,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait_ready()
+        super().__init__(tmp_path / "gunicorn.log", env=self.env, workers=3, threads=3)
 
     def _manage(self, *args: str) -> str:
         done = subprocess.run(
@@ -187,36 +158,6 @@ class Site:
         )
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + SERVER_READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"gunicorn exited:\n{self.output()}")
-            try:
-                with urllib.request.urlopen(self.url("/livez"), timeout=2):  # noqa: S310
-                    return
-            except urllib.error.HTTPError:
-                return  # it answers
-            except OSError:
-                time.sleep(0.2)
-        pytest.fail(f"gunicorn not ready in {SERVER_READY_TIMEOUT_S} s:\n{self.output()}")
-
-    def output(self) -> str:
-        self.log.flush()
-        return self.log_path.read_text(errors="replace")[-6000:]
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.log.close()
 
     def rows(self, sql: str) -> list[tuple]:
         with sqlite3.connect(self.database) as db:

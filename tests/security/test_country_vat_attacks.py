@@ -21,9 +21,10 @@ from django.utils import translation
 from quotes import forms as wizard_forms
 from quotes import quote_services as services
 from quotes import staff_forms
-from quotes.models import Quote, QuoteRequest, WizardResult
+from quotes.models import Quote, QuoteRequest
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.test_quote_services import _user, quote_make
+from tests.quotes.wizard_cases import wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
@@ -36,28 +37,6 @@ BAD_GERMAN_VAT = (
 )
 VALID_GERMAN_VAT = "DE136695976"  # python-stdnum's own example (stdnum.de.vat)
 WRONG_CHECK_DIGIT = "DE136695978"  # the same number, last digit changed
-ANSWERS = {
-    "project": {
-        "goal": "fine_tuning",
-        "model": "llama-3.1-8b",
-        "method": "lora",
-        "precision": "bf16",
-        "batch_size": "8",
-        "sequence_length": "2048",
-        "lora_rank": "16",
-        "gradient_checkpointing": "on",
-    },
-    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
-    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
-    "deployment": {
-        "deployment": "not_sure",
-        "region": "FR",
-        "currency": "EUR",
-        "horizon_years": "3",
-        "utilization_pct": "60",
-        "budget": "50000",
-    },
-}
 QUOTE_REQUEST = {
     "name": "Ada Lovelace",
     "company": "Analytical Engines",
@@ -116,20 +95,11 @@ def _partner_quote(client, customer: dict[str, Any]):
     )
 
 
-def _wizard_result(client) -> WizardResult:
-    for step, answers in ANSWERS.items():
-        response = client.post(
-            reverse("wizard:step", kwargs={"step": step}), answers | {"nav": "next"}
-        )
-        assert response.status_code == 302
-    return WizardResult.objects.get()
-
-
 # --- A made-up country, taxed as an export ------------------------------------------------------
 
 
 def test_wizard_quote_request_from_country_zz_is_refused_and_stores_nothing(client):
-    result = _wizard_result(client)
+    result = wizard_result_make(client)
 
     response = client.post(
         reverse("wizard:quote_request", kwargs={"token": result.token}),

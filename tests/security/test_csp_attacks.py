@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from quotes.models import WizardResult
 from tests.quotes.test_quote_services import _user, quote_make, wizard_request_make
+from tests.quotes.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
@@ -29,28 +29,6 @@ STRICT = {
     "base-uri": ["'self'"],
     "form-action": ["'self'"],
     "frame-ancestors": ["'none'"],
-}
-ANSWERS = {
-    "project": {
-        "goal": "fine_tuning",
-        "model": "llama-3.1-8b",
-        "method": "lora",
-        "precision": "bf16",
-        "batch_size": "8",
-        "sequence_length": "2048",
-        "lora_rank": "16",
-        "gradient_checkpointing": "on",
-    },
-    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
-    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
-    "deployment": {
-        "deployment": "not_sure",
-        "region": "FR",
-        "currency": "EUR",
-        "horizon_years": "3",
-        "utilization_pct": "60",
-        "budget": "50000",
-    },
 }
 
 
@@ -72,9 +50,7 @@ def catalog():
 @pytest.fixture
 def site_pages(client, catalog, django_user_model) -> list[str]:
     """Every kind of HTML page a visitor, a customer or the sales team sees."""
-    for step, answers in ANSWERS.items():
-        client.post(reverse("wizard:step", kwargs={"step": step}), answers | {"nav": "next"})
-    result = WizardResult.objects.get()
+    result = wizard_result_make(client)
     from quotes import quote_services as services
 
     rep = _user(django_user_model, "rep", services.REP_GROUP)
@@ -82,7 +58,7 @@ def site_pages(client, catalog, django_user_model) -> list[str]:
     wizard_request_make()
     return [
         "/",
-        *(reverse("wizard:step", kwargs={"step": step}) for step in ANSWERS),
+        *(reverse("wizard:step", kwargs={"step": step}) for step in FINE_TUNING_WITH_BUDGET),
         reverse("wizard:result", kwargs={"token": result.token}),
         reverse("wizard:staff:login"),
         reverse("wizard:staff:public", kwargs={"token": quote.token}),

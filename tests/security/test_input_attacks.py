@@ -27,6 +27,7 @@ from quotes import staff_forms
 from quotes.models import Quote
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.test_quote_services import _user, quote_make
+from tests.quotes.wizard_cases import FINE_TUNING
 
 pytestmark = pytest.mark.django_db
 
@@ -96,17 +97,7 @@ def test_number_rule_compares_the_range_before_converting_to_int():
     assert numbers.int_bounded(Decimal("7"), minimum=1, maximum=10) == 7
 
 
-PROJECT = {
-    "goal": "fine_tuning",
-    "model": "llama-3.1-8b",
-    "method": "lora",
-    "precision": "bf16",
-    "batch_size": "8",
-    "sequence_length": "2048",
-    "lora_rank": "16",
-    "gradient_checkpointing": "on",
-    "nav": "next",
-}
+PROJECT = FINE_TUNING["project"] | {"nav": "next"}
 
 
 @pytest.mark.parametrize("field", ["batch_size", "sequence_length", "lora_rank"])
@@ -471,7 +462,7 @@ def test_catalog_filter_with_control_characters_is_refused(client):
 
 
 def test_quote_email_is_plain_text_not_html_escaped(
-    django_user_model, django_capture_on_commit_callbacks
+    django_user_model, django_capture_on_commit_callbacks, eager_celery
 ):
     rep = _user(django_user_model, "rep", services.REP_GROUP)
     quote = quote_make(rep)
@@ -486,7 +477,7 @@ def test_quote_email_is_plain_text_not_html_escaped(
 
 
 def test_answer_notification_is_plain_text_not_html_escaped(
-    client, django_user_model, django_capture_on_commit_callbacks, settings
+    client, django_user_model, django_capture_on_commit_callbacks, settings, eager_celery
 ):
     settings.SALES_NOTIFICATION_EMAIL = "sales@example.com"
     rep = _user(django_user_model, "rep", services.REP_GROUP)
@@ -509,7 +500,7 @@ def test_answer_notification_is_plain_text_not_html_escaped(
 
 
 def test_a_stored_company_with_a_line_break_cannot_leave_a_quote_sent_without_email(
-    django_user_model, django_capture_on_commit_callbacks
+    django_user_model, django_capture_on_commit_callbacks, eager_celery
 ):
     """Old rows may still hold a line break: the subject is made one line, the e-mail goes."""
     rep = _user(django_user_model, "rep", services.REP_GROUP)

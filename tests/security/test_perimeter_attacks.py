@@ -18,31 +18,10 @@ from quotes import pdf
 from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent, QuoteRequest, WizardResult
 from tests.quotes.test_quote_services import _user, quote_make
+from tests.quotes.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
-ANSWERS = {
-    "project": {
-        "goal": "fine_tuning",
-        "model": "llama-3.1-8b",
-        "method": "lora",
-        "precision": "bf16",
-        "batch_size": "8",
-        "sequence_length": "2048",
-        "lora_rank": "16",
-        "gradient_checkpointing": "on",
-    },
-    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
-    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
-    "deployment": {
-        "deployment": "not_sure",
-        "region": "FR",
-        "currency": "EUR",
-        "horizon_years": "3",
-        "utilization_pct": "60",
-        "budget": "50000",
-    },
-}
 QUOTE_REQUEST = {
     "name": "Ada Lovelace",
     "company": "Analytical Engines",
@@ -62,16 +41,10 @@ def catalog():
 def _step(client, step: str, *, address: str = ATTACKER, **extra):
     return client.post(
         reverse("wizard:step", kwargs={"step": step}),
-        ANSWERS[step] | {"nav": "next"},
+        FINE_TUNING_WITH_BUDGET[step] | {"nav": "next"},
         REMOTE_ADDR=address,
         **extra,
     )
-
-
-def _result(client, *, address: str = NEIGHBOUR) -> WizardResult:
-    for step in ANSWERS:
-        assert _step(client, step, address=address).status_code == 302
-    return WizardResult.objects.get()
 
 
 def _assert_too_many_requests(response, *, text: str = "Too many requests") -> None:
@@ -124,7 +97,7 @@ def test_wizard_flood_with_rotated_forwarded_for_is_still_limited(client):
 
 @override_settings(QUOTE_REQUEST_RATE="1/h")
 def test_quote_request_flood_is_answered_429_and_stores_nothing(client):
-    result = _result(client)
+    result = wizard_result_make(client, REMOTE_ADDR=NEIGHBOUR)
     url = reverse("wizard:quote_request", kwargs={"token": result.token})
     assert client.post(url, QUOTE_REQUEST, REMOTE_ADDR=ATTACKER).status_code == 302
 
@@ -136,7 +109,7 @@ def test_quote_request_flood_is_answered_429_and_stores_nothing(client):
 
 @override_settings(CHECKLIST_PDF_RATE="2/m")
 def test_checklist_pdf_flood_is_answered_429(client):
-    result = _result(client)
+    result = wizard_result_make(client, REMOTE_ADDR=NEIGHBOUR)
     url = reverse("wizard:checklist_pdf", kwargs={"token": result.token})
     for _ in range(2):
         assert client.get(url, REMOTE_ADDR=ATTACKER).status_code == 200
@@ -155,7 +128,7 @@ def test_checklist_pdf_downloads_render_once_per_result_and_language(client, mon
         return real_render(template_name, context)
 
     monkeypatch.setattr(pdf, "render_pdf", spy)
-    result = _result(client)
+    result = wizard_result_make(client, REMOTE_ADDR=NEIGHBOUR)
     url = reverse("wizard:checklist_pdf", kwargs={"token": result.token})
 
     first = client.get(url)
