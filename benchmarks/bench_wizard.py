@@ -42,12 +42,13 @@ ANSWERS = {
 
 
 def main() -> bool:
-    import os
-
-    # One client posts far faster than a person: lift the per-address rate limits for the run.
-    for rate in ("WIZARD_RATE", "QUOTE_REQUEST_RATE", "CHECKLIST_PDF_RATE"):
-        os.environ.setdefault(rate, "1000000/m")
     django_setup()
+    from django.conf import settings
+
+    # One client posts far faster than a person: lift the per-address rate limits for the run
+    # (read at request time; Django may already be set up by an earlier benchmark of the run).
+    for rate in ("WIZARD_RATE", "QUOTE_REQUEST_RATE", "CHECKLIST_PDF_RATE"):
+        setattr(settings, rate, "1000000/m")
     from django.test import Client
     from django.urls import reverse
 

@@ -300,6 +300,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes logs every successful sign-in at INFO; failures and lockouts are WARNING.
+    "loggers": {"axes": {"level": "WARNING"}},
 }
 
 LOGIN_URL = "admin:login"
