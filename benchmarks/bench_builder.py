@@ -20,14 +20,14 @@ from collections import Counter
 from decimal import Decimal
 
 from benchmarks.timing import percentile, report
-from quotes.engine.builder import (
+from engine.builder import (
     BuildNeeds,
     Environment,
     GpuFit,
     build_options,
 )
-from quotes.engine.money import Money
-from quotes.engine.parts import (
+from engine.money import Money
+from engine.parts import (
     CatalogSnapshot,
     ChassisSpec,
     Cooling,

@@ -12,13 +12,13 @@ from decimal import Decimal
 
 from benchmarks.bench_builder import SEED, synthetic_catalog
 from benchmarks.timing import measure, report
-from quotes.engine.advice import advise
-from quotes.engine.assumptions import region_defaults
-from quotes.engine.builder import Environment
-from quotes.engine.money import Money
-from quotes.engine.sizing import GpuProfile, size
-from quotes.engine.tco import TcoConfiguration, TcoInput, compute_tco
-from quotes.engine.workload import workload_from_dict
+from engine.advice import advise
+from engine.assumptions import region_defaults
+from engine.builder import Environment
+from engine.money import Money
+from engine.sizing import GpuProfile, size
+from engine.tco import TcoConfiguration, TcoInput, compute_tco
+from engine.workload import workload_from_dict
 
 WORKLOADS = [
     {"task": "inference", "model": "llama-3.1-70b", "inference": {"concurrent_requests": 16}},

@@ -22,8 +22,8 @@ from django_celery_beat.validators import crontab_validator
 
 from catalog.feeds.fetch import feed_file_resolve, is_url
 from catalog.feeds.parse import column_map_errors
+from engine.money import CURRENCIES
 from gpuquote.core.outbound import outbound_url_errors
-from quotes.engine.money import CURRENCIES
 
 
 class PartKind(models.TextChoices):
@@ -581,7 +581,7 @@ class CloudPrice(models.Model):
     gpu_model = models.CharField(
         _("GPU model key"),
         max_length=32,
-        help_text=_("As quotes.engine.assumptions.gpu_model_key."),
+        help_text=_("As engine.assumptions.gpu_model_key."),
     )
     commitment = models.CharField(_("commitment"), max_length=16, choices=Commitment.choices)
     provider = models.CharField(_("provider"), max_length=64, blank=True)

@@ -33,9 +33,9 @@ from catalog.models import (
     Price,
     PriceKind,
 )
-from quotes.engine import parts
-from quotes.engine.money import Money
-from quotes.engine.parts import CatalogSnapshot
+from engine import parts
+from engine.money import Money
+from engine.parts import CatalogSnapshot
 
 
 def price_stale_before(*, today: dt.date | None = None) -> dt.date:

@@ -48,8 +48,8 @@ from catalog.models import (
     RunStatus,
     RunTrigger,
 )
+from engine.money import CURRENCIES, round_money
 from gpuquote.core.outbound import outbound_policy
-from quotes.engine.money import CURRENCIES, round_money
 from quotes.outbox import outbox_job_enqueue
 from quotes.webhooks import PRICE_CHANGES_PER_EVENT, webhooks_prices_changed
 

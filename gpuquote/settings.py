@@ -17,6 +17,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
+from engine.workload import Precision
 from gpuquote.env import (
     env_bool,
     env_int,
@@ -24,7 +25,6 @@ from gpuquote.env import (
     env_str,
     require_production_environment,
 )
-from quotes.engine.workload import Precision
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GPUQUOTE_VAR_DIR") or BASE_DIR / "var")

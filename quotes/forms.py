@@ -23,6 +23,21 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from engine.assumptions import REGIONS, SPECS, AssumptionError, assumption_validate
+from engine.builder import Environment
+from engine.checklist import Deployment
+from engine.model_registry import all_models
+from engine.money import CURRENCIES
+from engine.tco import MAX_HORIZON_YEARS, MAX_UTILIZATION, MIN_HORIZON_YEARS, MIN_UTILIZATION
+from engine.workload import (
+    LIMITS,
+    DataKind,
+    Precision,
+    Task,
+    TrainingMethod,
+    WorkloadError,
+    workload_from_dict,
+)
 from gpuquote.core.countries import CountryFormField
 from gpuquote.core.forms import MultiLineField, SingleLineField
 from gpuquote.core.numbers import (
@@ -33,21 +48,6 @@ from gpuquote.core.numbers import (
     number_text_check,
 )
 from gpuquote.core.validators import number_message
-from quotes.engine.assumptions import REGIONS, SPECS, AssumptionError, assumption_validate
-from quotes.engine.builder import Environment
-from quotes.engine.checklist import Deployment
-from quotes.engine.model_registry import all_models
-from quotes.engine.money import CURRENCIES
-from quotes.engine.tco import MAX_HORIZON_YEARS, MAX_UTILIZATION, MIN_HORIZON_YEARS, MIN_UTILIZATION
-from quotes.engine.workload import (
-    LIMITS,
-    DataKind,
-    Precision,
-    Task,
-    TrainingMethod,
-    WorkloadError,
-    workload_from_dict,
-)
 from quotes.presenters import text
 from quotes.templatetags.money import number_localized
 

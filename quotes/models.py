@@ -16,14 +16,14 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import CountryField
 
-from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
-from quotes.engine.assumptions import (
+from engine.assumptions import (
     REGIONS,
     SPECS,
     AssumptionError,
     assumption_validate,
     is_money,
 )
+from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 
 
 # The database's own check of a country code: two capitals (the model field checks the code is a
@@ -198,7 +198,7 @@ class QuoteRequest(models.Model):
 # --- Sales quotes (issue 6) ----------------------------------------------------------------------
 #
 # A quote's figures are never stored: the lines are (frozen prices, copied from the catalog when
-# the line is added), and ``quotes.engine.pricing.price_quote`` derives every total from them. The
+# the line is added), and ``engine.pricing.price_quote`` derives every total from them. The
 # only copy of totals is ``QuoteRevision.sent_totals``, written once when a revision is sent, so
 # the document the customer received can be told apart from what the lines give today (they give
 # the same figures: the lines of a sent revision never change).
@@ -231,7 +231,7 @@ class QuoteOrigin(models.TextChoices):
 
 
 class QuoteStatusChoices(models.TextChoices):
-    """The values of ``quotes.engine.workflow.QuoteStatus``, with labels for forms."""
+    """The values of ``engine.workflow.QuoteStatus``, with labels for forms."""
 
     DRAFT = "draft", _("draft")
     SENT = "sent", _("sent")
@@ -439,7 +439,7 @@ class QuoteRevision(models.Model):
 
     @property
     def label(self) -> str:
-        from quotes.engine.numbering import revision_label
+        from engine.numbering import revision_label
 
         return revision_label(self.index)
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from quotes.engine.builder import BuildResult, Option
-from quotes.engine.i18n import Message
-from quotes.engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
-from quotes.engine.money import Money, round_money
-from quotes.engine.sizing import Explanation, MemoryBreakdown, Sizing
-from quotes.engine.tco import BreakEven, OptionCost, TcoResult
+from engine.builder import BuildResult, Option
+from engine.i18n import Message
+from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
+from engine.money import Money, round_money
+from engine.sizing import Explanation, MemoryBreakdown, Sizing
+from engine.tco import BreakEven, OptionCost, TcoResult
 
 
 def text(message: Message) -> str:

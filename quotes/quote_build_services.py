@@ -17,9 +17,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from quotes.engine.advice import Advice
-from quotes.engine.builder import Environment, Tier
-from quotes.engine.workload import WorkloadError, workload_from_dict
+from engine.advice import Advice
+from engine.builder import Environment, Tier
+from engine.workload import WorkloadError, workload_from_dict
 from quotes.models import LineKindChoices, Quote, QuoteEventKind
 from quotes.presenters import text
 from quotes.quote_selectors import quote_workload_get

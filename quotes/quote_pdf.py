@@ -11,9 +11,9 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from engine.numbering import display_number
+from engine.pricing import QuoteTotals
 from quotes import charts, pdf
-from quotes.engine.numbering import display_number
-from quotes.engine.pricing import QuoteTotals
 from quotes.models import Quote, QuoteRevision
 from quotes.quote_selectors import revision_lines_get, revision_totals_get
 from quotes.templatetags.money import money_format

@@ -1,7 +1,7 @@
 """Reads for sales quotes: the staff dashboard, one quote with its figures, the customer's link.
 
 Totals are never read from the database: ``revision_totals_get`` prices a revision's frozen
-lines with ``quotes.engine.pricing.price_quote``, the one place quote figures come from.
+lines with ``engine.pricing.price_quote``, the one place quote figures come from.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from catalog.selectors import catalog_snapshot_get
-from quotes.engine.advice import build_needs
-from quotes.engine.configuration import BuildNeeds, Environment
-from quotes.engine.hand_build import QuotedPart, ServerReview, server_review
-from quotes.engine.money import Money
-from quotes.engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
-from quotes.engine.pricing import QuoteLine as EngineLine
-from quotes.engine.workload import WorkloadError, workload_from_dict
+from engine.advice import build_needs
+from engine.configuration import BuildNeeds, Environment
+from engine.hand_build import QuotedPart, ServerReview, server_review
+from engine.money import Money
+from engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
+from engine.pricing import QuoteLine as EngineLine
+from engine.workload import WorkloadError, workload_from_dict
 from quotes.models import (
     Quote,
     QuoteEvent,
@@ -173,7 +173,7 @@ def quote_server_review_get(
     *, quote: Quote, lines: list[QuoteLine] | None = None
 ) -> ServerReview | None:
     """The current revision's catalog parts read as servers and checked by the builder's rules
-    (``quotes.engine.hand_build``); None for a quote with no catalog part."""
+    (``engine.hand_build``); None for a quote with no catalog part."""
     if lines is None:
         lines = revision_lines_get(revision=quote.current_revision)
     snapshot = catalog_snapshot_get(currency=quote.currency)

@@ -1,6 +1,6 @@
 """Writes for sales quotes: numbering, lines with frozen prices, revisions, the workflow, e-mail.
 
-Every status change goes through ``quotes.engine.workflow.transition``; the role comes from
+Every status change goes through ``engine.workflow.transition``; the role comes from
 ``quotes.roles.user_role`` (the user's sales group; a superuser is a manager). Each service
 runs in one transaction and locks the quote row (``select_for_update``) before reading what it
 changes, so two staff members clicking at once serialise instead of overwriting each other.
@@ -30,12 +30,10 @@ from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
-from gpuquote.core.countries import country_code_normalize
-from gpuquote.core.text import single_line
-from quotes.engine.money import CURRENCIES, round_money
-from quotes.engine.numbering import quote_number
-from quotes.engine.pricing import PricingError, QuoteTotals
-from quotes.engine.workflow import (
+from engine.money import CURRENCIES, round_money
+from engine.numbering import quote_number
+from engine.pricing import PricingError, QuoteTotals
+from engine.workflow import (
     Action,
     QuoteContext,
     QuoteStatus,
@@ -45,6 +43,8 @@ from quotes.engine.workflow import (
     transition,
     validity_end,
 )
+from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.text import single_line
 from quotes.models import (
     LineKindChoices,
     Partner,

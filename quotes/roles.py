@@ -15,7 +15,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext
 
-from quotes.engine.workflow import Role
+from engine.workflow import Role
 
 REP_GROUP = "sales rep"
 MANAGER_GROUP = "sales manager"

@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from catalog.selectors import catalog_snapshot_get, cloud_price_current_get
-from quotes.engine.advice import Advice, advise
-from quotes.engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
-from quotes.engine.builder import Environment
-from quotes.engine.money import Money
-from quotes.engine.parts import GpuSpec
-from quotes.engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
-from quotes.engine.workload import Workload
+from engine.advice import Advice, advise
+from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
+from engine.builder import Environment
+from engine.money import Money
+from engine.parts import GpuSpec
+from engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
+from engine.workload import Workload
 from quotes.models import RegionAssumption
 
 

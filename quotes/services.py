@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from quotes.engine.assumptions import REGIONS, builtin_facts
+from engine.assumptions import REGIONS, builtin_facts
 from quotes.models import RegionAssumption
 
 

@@ -11,6 +11,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from engine.builder import Environment, Tier
+from engine.model_registry import all_models
+from engine.pricing import MAX_CONTRACT_MONTHS
+from engine.workload import Task
 from gpuquote.core.countries import CountryFormField, vat_number_clean
 from gpuquote.core.forms import (
     BoundedDecimalField,
@@ -19,10 +23,6 @@ from gpuquote.core.forms import (
     MultiLineField,
     SingleLineField,
 )
-from quotes.engine.builder import Environment, Tier
-from quotes.engine.model_registry import all_models
-from quotes.engine.pricing import MAX_CONTRACT_MONTHS
-from quotes.engine.workload import Task
 from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
 
 PCT = {"min_value": Decimal(0), "max_value": Decimal(100), "decimal_places": 2, "max_digits": 5}

@@ -22,12 +22,12 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from catalog.selectors import price_ages_get
+from engine.numbering import display_number
+from engine.pricing import PricingError
+from engine.rules import rule_get
+from engine.workflow import allowed_actions
 from quotes import quote_build_services as build_services
 from quotes import quote_services as services
-from quotes.engine.numbering import display_number
-from quotes.engine.pricing import PricingError
-from quotes.engine.rules import rule_get
-from quotes.engine.workflow import allowed_actions
 from quotes.models import Quote, QuoteRequest
 from quotes.presenters import option_to_dict, text
 from quotes.quote_pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
@@ -172,7 +172,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     actions: tuple[str, ...] = ()
     approval_pending = False
     if "totals" in context:
-        from quotes.engine.workflow import context_for
+        from engine.workflow import context_for
 
         workflow = context_for(
             context["totals"],

@@ -22,13 +22,13 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from engine import rules
+from engine.assumptions import AssumptionError
+from engine.i18n import Message
+from engine.money import Money
+from engine.tco import TcoInputError
 from gpuquote.core.ratelimit import rate_limited
 from quotes import charts, pdf
-from quotes.engine import rules
-from quotes.engine.assumptions import AssumptionError
-from quotes.engine.i18n import Message
-from quotes.engine.money import Money
-from quotes.engine.tco import TcoInputError
 from quotes.forms import (
     REGION_NAMES,
     STEP_FORMS,

@@ -24,16 +24,16 @@ from django.db import IntegrityError, transaction
 from django.utils import translation
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from engine import checklist
+from engine.advice import gpu_profile
+from engine.builder import Environment, Tier
+from engine.model_registry import get_model
+from engine.money import Money
+from engine.parts import GpuClass, GpuSpec
+from engine.sizing import Sizing, size
+from engine.workload import Sharding, Workload, workload_from_dict
 from gpuquote.core.countries import country_code_normalize
 from quotes.api.tco_inputs import configuration_parse
-from quotes.engine import checklist
-from quotes.engine.advice import gpu_profile
-from quotes.engine.builder import Environment, Tier
-from quotes.engine.model_registry import get_model
-from quotes.engine.money import Money
-from quotes.engine.parts import GpuClass, GpuSpec
-from quotes.engine.sizing import Sizing, size
-from quotes.engine.workload import Sharding, Workload, workload_from_dict
 from quotes.models import QuoteRequest, WizardResult
 from quotes.presenters import build_to_dict, option_to_dict, sizing_to_dict, tco_to_dict
 from quotes.selectors import advice_get, assumptions_get, tco_get

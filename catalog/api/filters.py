@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from catalog.models import Cooling, FormFactor, GpuClass, PartKind, PriceKind
+from engine.money import CURRENCIES
 from gpuquote.api.fields import BoundedIntegerField, SingleLineCharField
-from quotes.engine.money import CURRENCIES
 
 # Read by the pagination class (``?page=``, ``?page_size=``) and DRF's format override.
 PASS_THROUGH_PARAMETERS = frozenset({"page", "page_size", "format"})

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Chassis, Cpu, Gpu, Part, PartKind, Price
-from quotes.engine.money import CURRENCIES
+from engine.money import CURRENCIES
 
 STALE_HELP = "Observed more than PRICE_STALE_DAYS ago: check it before buying."
 

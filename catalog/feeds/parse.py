@@ -35,7 +35,7 @@ from catalog.feeds.types import (
     PartPriceRow,
     RowError,
 )
-from quotes.engine.assumptions import gpu_model_key
+from engine.assumptions import gpu_model_key
 
 PART_FIELDS = ("sku", "price", "currency", "observed_on", "source")
 CLOUD_FIELDS = (

@@ -246,7 +246,7 @@ class Migration(migrations.Migration):
                 (
                     "gpu_model",
                     models.CharField(
-                        help_text="As quotes.engine.assumptions.gpu_model_key.",
+                        help_text="As engine.assumptions.gpu_model_key.",
                         max_length=32,
                         verbose_name="GPU model key",
                     ),

@@ -18,7 +18,7 @@ from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
-from quotes.engine.vat import (
+from engine.vat import (
     VAT_NUMBER_PREFIXES,
     is_eu_member,
     normalize_vat_number,

@@ -8,6 +8,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from engine.builder import Environment
+from engine.money import CURRENCIES
+from engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
+from engine.workload import Workload, WorkloadError, workload_from_dict
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import (
     BoundedDecimalField,
@@ -15,10 +19,6 @@ from gpuquote.api.fields import (
     BoundedIntegerField,
     SingleLineCharField,
 )
-from quotes.engine.builder import Environment
-from quotes.engine.money import CURRENCIES
-from quotes.engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
-from quotes.engine.workload import Workload, WorkloadError, workload_from_dict
 from quotes.presenters import text
 
 

@@ -13,6 +13,13 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from engine.assumptions import REGIONS
+from engine.builder import Environment
+from engine.checklist import Deployment
+from engine.money import CURRENCIES
+from engine.numbering import display_number
+from engine.pricing import QuoteTotals
+from engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedIntegerField,
@@ -22,13 +29,6 @@ from gpuquote.api.fields import (
 from gpuquote.core.countries import vat_number_clean
 from quotes.api.schemas import WorkloadSchema
 from quotes.api.tco_inputs import DEFAULT_HORIZON_YEARS, DEFAULT_REGION
-from quotes.engine.assumptions import REGIONS
-from quotes.engine.builder import Environment
-from quotes.engine.checklist import Deployment
-from quotes.engine.money import CURRENCIES
-from quotes.engine.numbering import display_number
-from quotes.engine.pricing import QuoteTotals
-from quotes.engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
 from quotes.forms import DEFAULT_UTILIZATION_PCT, GROWTH_GPUS_MAX, Uptime
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
 from quotes.quote_services import quote_public_url, totals_to_dict

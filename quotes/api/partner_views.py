@@ -22,6 +22,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from engine.pricing import PricingError
 from gpuquote.api.errors import InputError
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrSalesStaff, request_partner
@@ -33,7 +34,6 @@ from quotes.api.partner_quotes import (
     QuoteSchema,
     quote_to_dict,
 )
-from quotes.engine.pricing import PricingError
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine
 from quotes.partner_quote_services import (
     IdempotencyConflict,

@@ -11,16 +11,10 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
-from gpuquote.api.fields import (
-    BoundedDecimalField,
-    BoundedFloatField,
-    BoundedIntegerField,
-    SingleLineCharField,
-)
-from quotes.engine.builder import Environment
-from quotes.engine.model_registry import Modality
-from quotes.engine.money import CURRENCIES
-from quotes.engine.workload import (
+from engine.builder import Environment
+from engine.model_registry import Modality
+from engine.money import CURRENCIES
+from engine.workload import (
     LIMITS,
     DataKind,
     Optimizer,
@@ -28,6 +22,12 @@ from quotes.engine.workload import (
     Sharding,
     Task,
     TrainingMethod,
+)
+from gpuquote.api.fields import (
+    BoundedDecimalField,
+    BoundedFloatField,
+    BoundedIntegerField,
+    SingleLineCharField,
 )
 
 

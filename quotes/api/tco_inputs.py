@@ -8,12 +8,12 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from engine.assumptions import REGIONS, SPECS
+from engine.builder import Environment
+from engine.money import CURRENCIES, Money
+from engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, TcoConfiguration
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import BoundedDecimalField, BoundedIntegerField, SingleLineCharField
-from quotes.engine.assumptions import REGIONS, SPECS
-from quotes.engine.builder import Environment
-from quotes.engine.money import CURRENCIES, Money
-from quotes.engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, TcoConfiguration
 
 DEFAULT_HORIZON_YEARS = 3
 DEFAULT_UTILIZATION = Decimal("0.7")

@@ -9,6 +9,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.selectors import price_ages_get
+from engine.advice import gpu_profile
+from engine.assumptions import AssumptionError
+from engine.builder import Environment, Tier
+from engine.builder import Option as BuiltOption
+from engine.model_registry import all_models
+from engine.money import Money
+from engine.sizing import min_gpus, size
+from engine.tco import TcoInputError
 from gpuquote.api.errors import InputError
 from quotes.api import schemas
 from quotes.api.inputs import (
@@ -19,14 +27,6 @@ from quotes.api.inputs import (
     workload_parse,
 )
 from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
-from quotes.engine.advice import gpu_profile
-from quotes.engine.assumptions import AssumptionError
-from quotes.engine.builder import Environment, Tier
-from quotes.engine.builder import Option as BuiltOption
-from quotes.engine.model_registry import all_models
-from quotes.engine.money import Money
-from quotes.engine.sizing import min_gpus, size
-from quotes.engine.tco import TcoInputError
 from quotes.presenters import (
     build_to_dict,
     model_entry_to_dict,

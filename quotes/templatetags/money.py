@@ -14,7 +14,7 @@ from django import template
 from django.utils.formats import number_format
 from django.utils.translation import get_language
 
-from quotes.engine.money import Money
+from engine.money import Money
 
 register = template.Library()
 

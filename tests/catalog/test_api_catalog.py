@@ -25,7 +25,7 @@ from django.utils.http import http_date, parse_http_date
 from catalog.models import Chassis, Cpu, Gpu, Part, Price, PriceKind
 from catalog.selectors import current_price_queryset, price_is_stale
 from catalog.services import price_record
-from quotes.engine.money import CURRENCIES
+from engine.money import CURRENCIES
 from quotes.partner_services import api_key_issue, api_key_revoke
 from quotes.quote_services import REP_GROUP
 from tests.api_fixtures import auth, partner_key

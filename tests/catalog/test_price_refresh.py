@@ -36,7 +36,7 @@ from catalog.services import (
     quarantined_price_approve,
     quarantined_price_reject,
 )
-from quotes.engine.money import Money
+from engine.money import Money
 from tests.factories import chassis_make, cpu_make, gpu_make, price_make
 
 # Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).

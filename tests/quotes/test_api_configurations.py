@@ -5,9 +5,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from catalog.selectors import catalog_snapshot_get
-from quotes.engine.advice import advise
-from quotes.engine.builder import Environment
-from quotes.engine.workload import workload_from_dict
+from engine.advice import advise
+from engine.builder import Environment
+from engine.workload import workload_from_dict
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from quotes.engine.assumptions import region_defaults
-from quotes.engine.money import Money
-from quotes.engine.tco import TcoConfiguration, TcoInput, compute_tco
+from engine.assumptions import region_defaults
+from engine.money import Money
+from engine.tco import TcoConfiguration, TcoInput, compute_tco
 from quotes.models import RegionAssumption
 from quotes.services import region_assumptions_seed
 

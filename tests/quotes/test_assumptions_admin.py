@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
 
-from quotes.engine.assumptions import REGIONS, builtin_facts
+from engine.assumptions import REGIONS, builtin_facts
 from quotes.models import RegionAssumption
 from quotes.selectors import assumptions_get
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from django.utils import translation
 
-from quotes.engine.workload import LIMITS
+from engine.workload import LIMITS
 from quotes.forms import (
     DataForm,
     DeploymentForm,

@@ -14,8 +14,8 @@ from django.utils import translation
 
 from catalog.models import Part, Price
 from catalog.selectors import price_ages_get
-from quotes.engine.builder import Tier
-from quotes.engine.money import Money
+from engine.builder import Tier
+from engine.money import Money
 from quotes.models import QuoteRequest, WizardResult
 from quotes.presenters import build_to_dict, sizing_to_dict, tco_to_dict
 from quotes.templatetags.money import money_format

@@ -14,9 +14,9 @@ from decimal import Decimal
 
 from django.urls import reverse
 
+from engine.builder import Environment, Tier
+from engine.workload import workload_from_dict
 from quotes.api.tco_inputs import configuration_parse
-from quotes.engine.builder import Environment, Tier
-from quotes.engine.workload import workload_from_dict
 from quotes.models import WizardResult
 from quotes.presenters import option_to_dict
 from quotes.selectors import advice_get, tco_get

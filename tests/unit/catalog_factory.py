@@ -9,8 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from quotes.engine.money import Money
-from quotes.engine.parts import (
+from engine.money import Money
+from engine.parts import (
     CatalogSnapshot,
     ChassisSpec,
     Cooling,

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from quotes.engine.assumptions import (
+from engine.assumptions import (
     OVERRIDE_SOURCE,
     REGIONS,
     AssumptionError,
@@ -14,8 +14,8 @@ from quotes.engine.assumptions import (
     known_gpu_models,
     region_defaults,
 )
-from quotes.engine.i18n import Message
-from quotes.engine.money import Money
+from engine.i18n import Message
+from engine.money import Money
 
 CORE_NAMES = (
     "electricity_price_per_kwh",
@@ -280,7 +280,7 @@ def test_assumptions_is_a_read_only_mapping_in_a_stable_order():
 
 
 def test_staff_edited_facts_replace_the_builtin_default_with_their_source():
-    from quotes.engine.assumptions import Fact, builtin_facts
+    from engine.assumptions import Fact, builtin_facts
 
     edited = {"pue": Fact(Decimal("1.35"), None, "Our Paris site, measured 2026")}
     fr = region_defaults("FR", "EUR", edited=edited)
@@ -295,7 +295,7 @@ def test_staff_edited_facts_replace_the_builtin_default_with_their_source():
 
 
 def test_staff_edited_money_fact_is_converted_to_the_quote_currency():
-    from quotes.engine.assumptions import Fact
+    from engine.assumptions import Fact
 
     edited = {"staff_cost_per_year": Fact(Decimal("100000"), "EUR", "HR 2026")}
     usd = region_defaults("FR", "USD", edited=edited)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from quotes.engine import rules
-from quotes.engine.builder import (
+from engine import rules
+from engine.builder import (
     BuildNeeds,
     Check,
     Environment,
@@ -23,7 +23,7 @@ from quotes.engine.builder import (
     build_options,
     check_configuration,
 )
-from quotes.engine.parts import Cooling, FormFactor
+from engine.parts import Cooling, FormFactor
 from tests.unit import catalog_factory as make
 
 # --- Helpers -------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from quotes.engine.builder import (
+from engine.builder import (
     BuildNeeds,
     Environment,
     GpuFit,
@@ -28,8 +28,8 @@ from quotes.engine.builder import (
     check_configuration,
     configuration_feasible,
 )
-from quotes.engine.money import Money
-from quotes.engine.parts import (
+from engine.money import Money
+from engine.parts import (
     CatalogSnapshot,
     Cooling,
     DriveKind,

@@ -4,8 +4,8 @@ from decimal import Decimal
 
 import pytest
 
-from quotes.engine import rules
-from quotes.engine.checklist import (
+from engine import rules
+from engine.checklist import (
     POINT_RULES,
     ChecklistInput,
     CostFigures,
@@ -14,7 +14,7 @@ from quotes.engine.checklist import (
     Point,
     evaluate,
 )
-from quotes.engine.money import Money
+from engine.money import Money
 
 
 def _eur(amount: str) -> Money:

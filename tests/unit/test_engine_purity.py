@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "quotes" / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
 FORBIDDEN = ("django", "rest_framework", "celery")
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from quotes.engine import rules
-from quotes.engine.builder import Environment, build_options
-from quotes.engine.hand_build import (
+from engine import rules
+from engine.builder import Environment, build_options
+from engine.hand_build import (
     JOB_RULES,
     QuotedPart,
     configuration_from_parts,

@@ -6,7 +6,7 @@ API ``safetensors.total``, config.json files, torchvision, papers), never from t
 
 import pytest
 
-from quotes.engine.model_registry import (
+from engine.model_registry import (
     Architecture,
     Modality,
     RegistryError,
@@ -16,7 +16,7 @@ from quotes.engine.model_registry import (
     load_registry,
     model_ids,
 )
-from quotes.engine.workload import LIMITS
+from engine.workload import LIMITS
 
 # Exact parameter counts from the model cards / HF API (safetensors.total) / torchvision.
 PUBLISHED_PARAMETERS = {

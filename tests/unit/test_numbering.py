@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quotes.engine.numbering import (
+from engine.numbering import (
     NumberingError,
     QuoteNumber,
     display_number,

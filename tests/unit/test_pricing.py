@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotes.engine.money import Money, round_money
-from quotes.engine.pricing import (
+from engine.money import Money, round_money
+from engine.pricing import (
     LineKind,
     PricingError,
     QuoteLine,
@@ -16,7 +16,7 @@ from quotes.engine.pricing import (
     effective_discount_pct,
     price_quote,
 )
-from quotes.engine.vat import VatRegime
+from engine.vat import VatRegime
 
 PART, SERVICE = LineKind.PART, LineKind.SERVICE
 ONE_OFF, MONTHLY = Recurrence.ONE_OFF, Recurrence.MONTHLY

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quotes.engine.model_registry import Architecture, get_model
-from quotes.engine.sizing import (
+from engine.model_registry import Architecture, get_model
+from engine.sizing import (
     CUDA_CONTEXT_GB,
     DEFAULT_MFU,
     INT4_CONSTANT_BITS,
@@ -32,7 +32,7 @@ from quotes.engine.sizing import (
     size,
     zero_model_state_bytes_per_gpu,
 )
-from quotes.engine.workload import (
+from engine.workload import (
     Data,
     DataKind,
     Inference,

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quotes.engine.assumptions import region_defaults
-from quotes.engine.money import Money
-from quotes.engine.tco import (
+from engine.assumptions import region_defaults
+from engine.money import Money
+from engine.tco import (
     HOURS_PER_MONTH,
     HOURS_PER_YEAR,
     Option,

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from quotes.engine.vat import (
+from engine.vat import (
     EU_MEMBER_STATES,
     EU_STANDARD_VAT_RATES_PCT,
     SELLER_COUNTRY,

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from quotes.engine.money import Money
-from quotes.engine.pricing import LineKind, QuoteLine, price_quote
-from quotes.engine.workflow import (
+from engine.money import Money
+from engine.pricing import LineKind, QuoteLine, price_quote
+from engine.workflow import (
     DEFAULT_APPROVAL_THRESHOLD_PCT,
     DEFAULT_VALIDITY_DAYS,
     PERMISSIONS,

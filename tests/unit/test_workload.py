@@ -4,9 +4,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quotes.engine.i18n import Message
-from quotes.engine.model_registry import Architecture
-from quotes.engine.workload import (
+from engine.i18n import Message
+from engine.model_registry import Architecture
+from engine.workload import (
     LIMITS,
     MSG_RANGE,
     Data,
