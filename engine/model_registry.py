@@ -6,8 +6,8 @@ counts are exact integers: the number of trainable weights (``nn.Parameter``) of
 checkpoint. Where a checkpoint also stores non-parameter buffers (Llama 2 keeps 64 rotary
 ``inv_freq`` values per layer), those are not counted; the entry's notes say so.
 
-``Architecture`` is defined here (not in ``workload.py``) because it is both registry data and a
-workload input; ``workload.py`` re-exports it. This keeps the import graph one-way.
+``Architecture`` is defined here (not in ``workload``) because it is both registry data and a
+workload input; ``workload`` re-exports it. This keeps the import graph one-way.
 """
 
 from __future__ import annotations

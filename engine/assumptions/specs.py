@@ -1,0 +1,165 @@
+"""What each assumption name means: its unit, translatable label and bounds, in canonical order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
+
+from ..i18n import gettext_noop
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    """What a name means: its unit (``{cur}`` stands for the currency), label and bounds."""
+
+    unit: str
+    label: str
+    minimum: Decimal
+    maximum: Decimal | None
+    money: bool = False
+    integral: bool = False
+
+
+def _spec(
+    unit: str,
+    label: str,
+    minimum: str = "0",
+    maximum: str | None = None,
+    *,
+    money: bool = False,
+    integral: bool = False,
+) -> _Spec:
+    return _Spec(
+        unit=unit,
+        label=label,
+        minimum=Decimal(minimum),
+        maximum=None if maximum is None else Decimal(maximum),
+        money=money,
+        integral=integral,
+    )
+
+
+FRACTION = "fraction (0.10 = 10%)"
+
+# Canonical order: the order in which assumptions are listed to users.
+SPECS: Mapping[str, _Spec] = MappingProxyType(
+    {
+        "electricity_price_per_kwh": _spec(
+            "{cur}/kWh", gettext_noop("Electricity price"), money=True
+        ),
+        "pue": _spec(
+            "ratio", gettext_noop("Power usage effectiveness (facility power / IT power)"), "1", "3"
+        ),
+        "idle_power_fraction": _spec(
+            FRACTION, gettext_noop("Idle draw as a share of full-load power"), "0", "1"
+        ),
+        "grid_carbon_kg_per_kwh": _spec(
+            "kg CO2e/kWh", gettext_noop("Grid carbon intensity"), "0", "2"
+        ),
+        "colocation_per_kw_month": _spec(
+            "{cur}/kW/month",
+            gettext_noop("Colocation rent per provisioned kW (full-load power) per month"),
+            money=True,
+        ),
+        "staff_cost_per_year": _spec(
+            "{cur}/year",
+            gettext_noop("Fully loaded cost of one systems engineer per year"),
+            money=True,
+        ),
+        "staff_fte_per_server": _spec(
+            "FTE/server", gettext_noop("Staff time per server you run yourself"), "0", "5"
+        ),
+        "managed_staff_fte_per_server": _spec(
+            "FTE/server",
+            gettext_noop("Staff time per server that stays with you when it is hosted"),
+            "0",
+            "5",
+        ),
+        "installation_cost": _spec(
+            "{cur}/server",
+            gettext_noop("Installation and integration, one-off, per server"),
+            money=True,
+        ),
+        "support_pct_per_year": _spec(
+            FRACTION,
+            gettext_noop("Hardware support and maintenance per year, share of the price"),
+            "0",
+            "1",
+        ),
+        "spares_pct_per_year": _spec(
+            FRACTION, gettext_noop("Spare parts per year, share of the price"), "0", "1"
+        ),
+        "insurance_pct_per_year": _spec(
+            FRACTION, gettext_noop("Insurance per year, share of the price"), "0", "1"
+        ),
+        "network_per_server_month": _spec(
+            "{cur}/server/month",
+            gettext_noop("Network uplink and transit per server per month"),
+            money=True,
+        ),
+        "software_per_gpu_year": _spec(
+            "{cur}/GPU/year", gettext_noop("Software licences per GPU per year"), money=True
+        ),
+        "depreciation_years": _spec(
+            "years", gettext_noop("Depreciation period (straight line)"), "1", "15"
+        ),
+        "residual_value_pct": _spec(
+            FRACTION,
+            gettext_noop("Residual value at the end of depreciation, share of the price"),
+            "0",
+            "1",
+        ),
+        "discount_rate": _spec(
+            "fraction per year (0.08 = 8%)",
+            gettext_noop("Cost of capital used to discount cash flows (0 = no discounting)"),
+            "0",
+            "1",
+        ),
+        "managed_monthly_price": _spec(
+            "{cur}/GPU/month",
+            gettext_noop("Managed-hosting fee per GPU per month"),
+            money=True,
+        ),
+        "managed_setup_fee_months": _spec(
+            "months of fee",
+            gettext_noop("Managed-hosting setup fee, in months of the monthly fee"),
+            "0",
+            "24",
+        ),
+        "managed_discount_12m_pct": _spec(
+            FRACTION, gettext_noop("Managed-hosting discount for a 12-month contract"), "0", "1"
+        ),
+        "managed_discount_24m_pct": _spec(
+            FRACTION, gettext_noop("Managed-hosting discount for a 24-month contract"), "0", "1"
+        ),
+        "managed_discount_36m_pct": _spec(
+            FRACTION, gettext_noop("Managed-hosting discount for a 36-month contract"), "0", "1"
+        ),
+        "managed_power_included": _spec(
+            "flag (1 = included, 0 = billed at the electricity price)",
+            gettext_noop("Power and cooling included in the managed-hosting fee"),
+            "0",
+            "1",
+            integral=True,
+        ),
+        "cloud_price_per_gpu_hour": _spec(
+            "{cur}/GPU-hour", gettext_noop("Cloud price per GPU-hour, on demand"), money=True
+        ),
+        "cloud_reserved_discount_pct": _spec(
+            FRACTION,
+            gettext_noop("Discount for reserving cloud GPUs for one year"),
+            "0",
+            "0.99",
+        ),
+        "usd_per_eur": _spec(
+            "USD/EUR", gettext_noop("Exchange rate, US dollars per euro"), "0.01", "100"
+        ),
+        "gbp_per_eur": _spec(
+            "GBP/EUR", gettext_noop("Exchange rate, pounds sterling per euro"), "0.01", "100"
+        ),
+    }
+)
+
+PER_MODEL = ("cloud_price_per_gpu_hour", "managed_monthly_price")

@@ -1,0 +1,376 @@
+"""Catalog index: built once per snapshot, shared by every search on it."""
+
+from __future__ import annotations
+
+import math
+import operator
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .. import rules
+from ..configuration import (
+    _SSD_KINDS,
+    _drive_gb,
+    _is_fabric,
+    _mw,
+    _nic_lanes,
+    _power_budget_mw,
+    _power_capacity_w,
+)
+from ..money import Money
+from ..parts import (
+    CatalogSnapshot,
+    ChassisSpec,
+    Cooling,
+    CpuSpec,
+    DriveKind,
+    DriveSpec,
+    FormFactor,
+    GpuSpec,
+    MemorySpec,
+    NicSpec,
+)
+
+if TYPE_CHECKING:
+    from .plan import _PartSet
+
+
+# --- Catalog index: built once per snapshot ------------------------------------------------------
+
+_T = TypeVar("_T")
+_INF = math.inf
+# Lower bounds built from whole-job figures are shaded by a billionth: the rules compare
+# per-server floats, whose rounding must never make a bound exceed a real price.
+_BOUND_SLACK = Fraction(999_999_999, 1_000_000_000)
+
+
+def _pareto(items: Sequence[_T], metrics: Callable[[_T], tuple[float, ...]]) -> list[_T]:
+    """Items, given cheapest first, that no kept cheaper-or-equal item beats or ties on every
+    metric (smaller is better). Whatever a dropped item does, a kept one does as well for less."""
+    kept: list[_T] = []
+    kept_metrics: list[tuple[float, ...]] = []
+    for item in items:
+        values = metrics(item)
+        if any(all(map(operator.le, k, values)) for k in kept_metrics):
+            continue
+        kept.append(item)
+        kept_metrics.append(values)
+    return kept
+
+
+def _front_by_power(sets: Sequence[_PartSet]) -> tuple[_PartSet, ...]:
+    """``_pareto`` on power alone, in one pass."""
+    kept = []
+    lowest: float = _INF
+    for item in sets:
+        if item.power_mw < lowest:
+            kept.append(item)
+            lowest = item.power_mw
+    return tuple(kept)
+
+
+def _front_by_power_lanes(sets: Sequence[_PartSet]) -> tuple[_PartSet, ...]:
+    """``_pareto`` on (power, lanes), tracking the lowest power per lane count (few values)."""
+    kept = []
+    lowest: dict[int, int] = {}
+    for item in sets:
+        if any(lanes <= item.lanes and power <= item.power_mw for lanes, power in lowest.items()):
+            continue
+        kept.append(item)
+        lowest[item.lanes] = min(lowest.get(item.lanes, item.power_mw), item.power_mw)
+    return tuple(kept)
+
+
+@dataclass(frozen=True, slots=True)
+class _ChassisItem:
+    spec: ChassisSpec
+    cost: int
+    base_mw: int
+    load_budget_mw: tuple[int, int]  # largest load within the supplies: (experiment, production)
+
+
+@dataclass(frozen=True, slots=True)
+class _CpuItem:
+    spec: CpuSpec
+    cost: int
+    power_mw: int
+
+
+@dataclass(frozen=True, slots=True)
+class _PartItem:
+    """A DIMM, drive or NIC with its price in units and its draw in mW."""
+
+    spec: Any
+    cost: int
+    power_mw: int
+
+
+class _Index:
+    """The offered parts of one snapshot, sorted and pruned for the search. Immutable once built."""
+
+    def __init__(self, catalog: CatalogSnapshot) -> None:
+        self.currency = catalog.currency
+        every: tuple[GpuSpec | CpuSpec | MemorySpec | DriveSpec | NicSpec | ChassisSpec, ...] = (
+            *catalog.gpus,
+            *catalog.cpus,
+            *catalog.memory,
+            *catalog.drives,
+            *catalog.nics,
+            *catalog.chassis,
+        )
+        places = 0
+        for part in every:
+            amount = self._offered_amount(part.price)
+            if amount is not None:
+                exponent = amount.as_tuple().exponent
+                if isinstance(exponent, int):
+                    places = max(places, -exponent)
+        self.places = places
+        self.scale: int = 10**places
+
+        # SKUs identical in every figure (vendor part numbers of one card) are one GPU model,
+        # offered at its cheapest SKU's price: ``gpus_for`` is asked once per model.
+        models: dict[GpuSpec, tuple[GpuSpec, int]] = {}
+        for gpu in catalog.gpus:
+            cost = self.units(gpu.price)
+            if cost is None:
+                continue
+            twin = replace(gpu, sku="", name="", vendor="", price=None, managed_monthly_price=None)
+            kept = models.get(twin)
+            if kept is None or (cost, gpu.sku) < (kept[1], kept[0].sku):
+                models[twin] = (gpu, cost)
+        self.gpus = tuple(sorted(models.values(), key=lambda m: (m[1], m[0].sku)))
+        self._build_chassis(catalog.chassis)
+        self._build_cpus(catalog.cpus)
+        self._build_memory(catalog.memory)
+        self._build_drives(catalog.drives)
+        self._build_nics(catalog.nics)
+
+    def _offered_amount(self, price: Money | None) -> Decimal | None:
+        if price is None or price.currency != self.currency:
+            return None
+        amount = price.amount
+        return amount if amount.is_finite() and amount >= 0 else None
+
+    def units(self, price: Money | None) -> int | None:
+        """The price in integer units (exact), or None when the part is not offered."""
+        amount = self._offered_amount(price)
+        return None if amount is None else int(Fraction(amount) * self.scale)
+
+    def units_floor(self, money: Money) -> int:
+        return math.floor(Fraction(money.amount) * self.scale)
+
+    def amount(self, units: int) -> Decimal:
+        return Decimal(units).scaleb(-self.places)
+
+    def _build_chassis(self, chassis: Sequence[ChassisSpec]) -> None:
+        groups: dict[tuple[object, ...], list[_ChassisItem]] = {}
+        for spec in chassis:
+            cost = self.units(spec.price)
+            if cost is None or spec.gpu_slots < 1:
+                continue
+            item = _ChassisItem(
+                spec=spec,
+                cost=cost,
+                base_mw=spec.base_power_w * 1000,
+                load_budget_mw=(
+                    _power_budget_mw(_power_capacity_w(spec, production=False)),
+                    _power_budget_mw(_power_capacity_w(spec, production=True)),
+                ),
+            )
+            # Chassis only compete with chassis that take the same CPUs and DIMMs (and, for
+            # baseboards, the same GPU count); among those, one that costs no less and offers
+            # nothing more in any figure the rules read is never needed.
+            baseboard = spec.gpu_form_factors & rules.BASEBOARD_FORM_FACTORS
+            group = (
+                spec.gpu_form_factors,
+                spec.cpu_sockets,
+                spec.cpu_socket_type,
+                spec.ddr_generation,
+                spec.gpu_slots if baseboard else 0,
+                spec.rack_mount,  # a tower never stands in for a rack server in production
+            )
+            groups.setdefault(group, []).append(item)
+        kept: list[_ChassisItem] = []
+        for items in groups.values():
+            items.sort(key=lambda i: (i.cost, i.spec.sku))
+            kept += _pareto(items, _chassis_metrics)
+        by_form: dict[FormFactor, list[_ChassisItem]] = {}
+        for item in kept:
+            for form in item.spec.gpu_form_factors:
+                by_form.setdefault(form, []).append(item)
+        self.chassis_by_form = {
+            form: tuple(sorted(items, key=lambda i: (i.cost, i.spec.sku)))
+            for form, items in by_form.items()
+        }
+        self.max_slots_by_form = {
+            form: max(i.spec.gpu_slots for i in items) for form, items in by_form.items()
+        }
+        self.max_bays = max((i.spec.nvme_bays for i in kept), default=0)
+
+    def _build_cpus(self, cpus: Sequence[CpuSpec]) -> None:
+        cheapest: dict[tuple[object, ...], _CpuItem] = {}
+        for spec in cpus:
+            cost = self.units(spec.price)
+            if cost is None or not spec.server_grade:
+                continue
+            twin = (
+                spec.socket,
+                spec.cores,
+                spec.tdp_w,
+                spec.memory_channels,
+                spec.max_memory_gb,
+                spec.pcie_lanes,
+            )
+            kept = cheapest.get(twin)
+            if kept is None or (cost, spec.sku) < (kept.cost, kept.spec.sku):
+                cheapest[twin] = _CpuItem(spec, cost, spec.tdp_w * 1000)
+        by_socket: dict[str, list[_CpuItem]] = {}
+        for item in cheapest.values():
+            by_socket.setdefault(item.spec.socket, []).append(item)
+        self.cpus_by_socket = {
+            socket: tuple(sorted(items, key=lambda i: (i.cost, i.spec.sku)))
+            for socket, items in by_socket.items()
+        }
+        # The lowest price per core of any server CPU: N cores cost at least N times that.
+        self.core_unit_price = min(
+            (Fraction(i.cost, i.spec.cores) for i in cheapest.values() if i.spec.cores > 0),
+            default=Fraction(0),
+        )
+
+    def _build_memory(self, memory: Sequence[MemorySpec]) -> None:
+        offered = sorted(
+            (
+                _PartItem(spec, cost, _mw(spec.power_w))
+                for spec in memory
+                if (cost := self.units(spec.price)) is not None and spec.capacity_gb > 0
+            ),
+            key=lambda i: (i.cost, i.power_mw, i.spec.sku),
+        )
+        # Per DDR generation, and ECC-only for production: per capacity, the DIMMs no cheaper
+        # one of the same capacity matches on power.
+        self.dimms: dict[tuple[int, bool], tuple[_PartItem, ...]] = {}
+        for ecc_only in (False, True):
+            lowest: dict[tuple[int, int], int] = {}
+            chosen: dict[int, list[_PartItem]] = {}
+            for item in offered:
+                spec = item.spec
+                if ecc_only and not spec.ecc:
+                    continue
+                key = (spec.ddr_generation, spec.capacity_gb)
+                if key in lowest and lowest[key] <= item.power_mw:
+                    continue
+                lowest[key] = item.power_mw
+                chosen.setdefault(spec.ddr_generation, []).append(item)
+            for ddr, items in chosen.items():
+                self.dimms[(ddr, ecc_only)] = tuple(items)
+        # The lowest price per GB of RAM (per DDR generation, and over all), ECC-only or not:
+        # any set of DIMMs reaching X GB costs at least X times that.
+        self.ram_unit_price: dict[tuple[int | None, bool], Fraction] = {}
+        for (ddr, ecc_only), dimm_items in self.dimms.items():
+            unit = min(Fraction(i.cost, i.spec.capacity_gb) for i in dimm_items)
+            self.ram_unit_price[(ddr, ecc_only)] = unit
+            overall = self.ram_unit_price.get((None, ecc_only))
+            self.ram_unit_price[(None, ecc_only)] = unit if overall is None else min(overall, unit)
+
+    def _build_drives(self, drives: Sequence[DriveSpec]) -> None:
+        offered = [
+            _PartItem(spec, cost, _mw(spec.power_w))
+            for spec in drives
+            if (cost := self.units(spec.price)) is not None
+        ]
+
+        def order(item: _PartItem) -> tuple[object, ...]:
+            spec = item.spec
+            return (item.cost, item.power_mw, -_drive_gb(spec), -spec.read_mbs, spec.sku)
+
+        def metrics(item: _PartItem) -> tuple[float, ...]:
+            return (item.power_mw, -_drive_gb(item.spec), -item.spec.read_mbs)
+
+        # Prune within each capacity first (small groups), then across capacities.
+        by_capacity: dict[float, list[_PartItem]] = {}
+        for item in offered:
+            if item.spec.kind is DriveKind.NVME:
+                by_capacity.setdefault(_drive_gb(item.spec), []).append(item)
+        nvme = [
+            kept
+            for items in by_capacity.values()
+            for kept in _pareto(sorted(items, key=order), metrics)
+        ]
+        self.nvme = tuple(_pareto(sorted(nvme, key=order), metrics))
+        boot = sorted(
+            (
+                i
+                for i in offered
+                if i.spec.kind in _SSD_KINDS and _drive_gb(i.spec) >= rules.BOOT_DRIVE_MIN_GB
+            ),
+            key=lambda i: (i.cost, i.spec.sku),
+        )
+        self.boot = boot[0] if boot else None
+
+    def _build_nics(self, nics: Sequence[NicSpec]) -> None:
+        fabric = sorted(
+            (
+                _PartItem(spec, cost, _mw(spec.power_w))
+                for spec in nics
+                if (cost := self.units(spec.price)) is not None
+                and _is_fabric(spec)
+                and spec.ports > 0
+            ),
+            key=lambda i: (
+                i.cost,
+                i.power_mw,
+                _nic_lanes(i.spec),
+                -i.spec.speed_gbps,
+                -i.spec.ports,
+                i.spec.sku,
+            ),
+        )
+        self.fabric_nics = tuple(
+            _pareto(
+                fabric,
+                lambda i: (i.power_mw, _nic_lanes(i.spec), -i.spec.speed_gbps, -i.spec.ports),
+            )
+        )
+
+
+def _chassis_metrics(item: _ChassisItem) -> tuple[float, ...]:
+    """What a chassis offers, smaller is better (capabilities negated)."""
+    spec = item.spec
+    return (
+        -spec.gpu_slots,
+        -spec.max_gpu_tdp_w,
+        -spec.nvswitch,
+        -spec.nvlink_bridge,
+        -spec.pcie_switches,
+        -spec.dimm_slots,
+        -spec.nvme_bays,
+        -(item.load_budget_mw[0] - item.base_mw),
+        -(item.load_budget_mw[1] - item.base_mw),
+        -(spec.psu_redundant >= rules.PSU_REDUNDANT_MIN),
+        -(spec.cooling is Cooling.LIQUID),
+    )
+
+
+_INDEX_CACHE: dict[int, tuple[CatalogSnapshot, _Index]] = {}
+_INDEX_CACHE_SIZE = 4
+_INDEX_LOCK = threading.Lock()
+
+
+def _index_get(catalog: CatalogSnapshot) -> _Index:
+    """The index of a snapshot, cached by identity: hashing a 5,000-part snapshot on every request
+    would cost more than the search. The entry keeps the snapshot alive, so its id stays unique."""
+    with _INDEX_LOCK:
+        hit = _INDEX_CACHE.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    index = _Index(catalog)
+    with _INDEX_LOCK:
+        while len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
+            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
+        _INDEX_CACHE[id(catalog)] = (catalog, index)
+    return index

@@ -1,0 +1,159 @@
+"""The cheapest parts around a number of GPUs in one chassis (branch and bound)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import rules
+from ..configuration import _server_needs, _ServerNeeds
+from ..parts import ChassisSpec
+from .explain import explain_combination, explain_memory, explain_parts
+from .index import _INF, _ChassisItem
+from .plan import _NO_PARTS, _CpuSet, _Model, _PartSet, _Plan
+
+if TYPE_CHECKING:
+    from .solver import _Search
+
+
+def solve_server(
+    search: _Search,
+    chassis: _ChassisItem,
+    model: _Model,
+    per_server: int,
+    bound: float,
+    comfort: bool,
+) -> _Plan | None:
+    """The cheapest plan of ``per_server`` GPUs of the model in this chassis under ``bound``."""
+    spec, gpu = chassis.spec, model.gpu
+    servers = -(-model.fit.gpus // per_server)
+    server = _server_needs(search.needs, gpu, per_server, servers)
+    read_mbs = server.read_mbs * (2 if comfort else 1)
+    cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores)
+    drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays)
+    nics = search.nic_sets(per_server) if servers > 1 else (_NO_PARTS,)
+    diagnose = bound == _INF
+    if not cpus or not drives or not nics:
+        if diagnose:
+            explain_parts(search, chassis, model, per_server, servers, server, cpus, drives, nics)
+        return None
+    fixed = chassis.cost + per_server * model.cost + search.boot_cost
+    ram_floor = search.ram_floor(server.ram_gb, spec.ddr_generation)
+    if ram_floor is None:
+        if diagnose:
+            explain_memory(search, chassis, model, server)
+        return None
+    if servers * (fixed + cpus[0].cost + ram_floor + drives[0].cost + nics[0].cost) >= bound:
+        return None
+    power_left = (
+        chassis.load_budget_mw[search.production]
+        - chassis.base_mw
+        - gpu.tdp_w * 1000 * (per_server + search.needs.growth_gpus)
+    )
+    if power_left < 0:  # the GPUs and the base alone exceed the supplies
+        if diagnose:
+            explain_combination(search, chassis, model, per_server, servers, "power")
+        return None
+    found, no_memory, short_of = _cheapest_parts(
+        search, spec, server, servers, fixed, power_left, bound, comfort, (cpus, drives, nics)
+    )
+    if found is None:
+        if diagnose:
+            if no_memory and not short_of:
+                explain_memory(search, chassis, model, server)
+            else:
+                explain_combination(search, chassis, model, per_server, servers, short_of)
+        return None
+    total, cpu, dimms, disks, cards = found
+    return _Plan(
+        total=total,
+        servers=servers,
+        per_server=per_server,
+        chassis=chassis,
+        model=model,
+        cpus=cpu,
+        memory=dimms,
+        drives=disks,
+        nics=cards,
+        boot=search.boot,
+    )
+
+
+_Found = tuple[int, _CpuSet, _PartSet, _PartSet, _PartSet]
+
+
+def _cheapest_parts(
+    search: _Search,
+    spec: ChassisSpec,
+    server: _ServerNeeds,
+    servers: int,
+    fixed: int,
+    power_left: int,
+    bound: float,
+    comfort: bool,
+    candidates: tuple[Sequence[_CpuSet], Sequence[_PartSet], Sequence[_PartSet]],
+) -> tuple[_Found | None, bool, str]:
+    """Branch and bound over CPUs, memory, drives and NICs (cheapest first) under ``bound``.
+
+    Returns the cheapest combination that fits the power and PCIe lanes left, whether no CPU had
+    any memory set, and what fell short first ("power" or "lanes"; "" if nothing did)."""
+    cpus, drives, nics = candidates
+    switched = spec.pcie_switches
+    drive_cost = drives[0].cost
+    nic_cost = nics[0].cost
+    drive_power = min(d.power_mw for d in drives)
+    nic_power = min(n.power_mw for n in nics)
+    drive_lanes = min(d.lanes for d in drives)
+    nic_lanes = min(n.lanes for n in nics)
+    max_dpc = rules.DIMMS_PER_CHANNEL_PREFERRED if comfort else spec.dimm_slots
+    found: _Found | None = None
+    no_memory = True
+    short_of = ""
+    for cpu in cpus:
+        cost_cpu = fixed + cpu.cost
+        if servers * (cost_cpu + drive_cost + nic_cost) >= bound:
+            break
+        if cpu.power_mw + drive_power + nic_power > power_left:
+            short_of = short_of or "power"
+            continue
+        lanes_left = _INF if switched else cpu.lanes - server.gpu_lanes
+        if drive_lanes + nic_lanes > lanes_left:
+            short_of = short_of or "lanes"
+            continue
+        memory = search.memory_sets(
+            spec.ddr_generation, cpu, spec.dimm_slots, server.ram_gb, max_dpc
+        )
+        if memory:
+            no_memory = False
+        for dimms in memory:
+            cost_memory = cost_cpu + dimms.cost
+            if servers * (cost_memory + drive_cost + nic_cost) >= bound:
+                break
+            power_memory = cpu.power_mw + dimms.power_mw
+            if power_memory + drive_power + nic_power > power_left:
+                short_of = short_of or "power"
+                continue
+            for disks in drives:
+                cost_drives = cost_memory + disks.cost
+                if servers * (cost_drives + nic_cost) >= bound:
+                    break
+                power_drives = power_memory + disks.power_mw
+                if power_drives + nic_power > power_left:
+                    short_of = short_of or "power"
+                    continue
+                if disks.lanes + nic_lanes > lanes_left:
+                    short_of = short_of or "lanes"
+                    continue
+                for cards in nics:
+                    total = servers * (cost_drives + cards.cost)
+                    if total >= bound:
+                        break
+                    if power_drives + cards.power_mw > power_left:
+                        short_of = short_of or "power"
+                        continue
+                    if disks.lanes + cards.lanes > lanes_left:
+                        short_of = short_of or "lanes"
+                        continue
+                    found, bound = (total, cpu, dimms, disks, cards), total
+                    break
+    return found, no_memory, short_of

@@ -1,0 +1,313 @@
+"""``size()``: the whole answer for one workload, explained step by step."""
+
+from __future__ import annotations
+
+import math
+
+from ..i18n import gettext_noop
+from ..workload import (
+    Workload,
+    validate_workload,
+)
+from .compute import _Compute, _decode_tokens_per_second, _peak_flops, _training_compute
+from .constants import (
+    DEFAULT_MFU,
+    FABRIC,
+    GB,
+    LARGE_PROJECT_MEMORY_GB,
+    LARGE_PROJECT_PARAMETERS,
+    NON_TRANSFORMER_MFU,
+    SOURCE_DECODE,
+    SOURCE_FABRIC,
+    SOURCE_LARGE,
+    SOURCE_MFU,
+    SOURCE_MFU_CNN,
+    SOURCE_ZERO,
+    USABLE_MEMORY_FRACTION,
+)
+from .explain import _explain, _explain_compute, _explain_fit, _explain_model, _r, _sig
+from .explain_memory import _explain_memory
+from .fit import _check_gpus, _min_gpus_detail, interconnect_gbps_per_gpu
+from .model import _Model, _resolve
+from .plan import _breakdown, _Plan, _plan
+from .results import Explanation, GpuProfile, Interconnect, MemoryBreakdown, Sizing
+from .system import _system_side
+
+
+def size(
+    workload: Workload,
+    *,
+    gpus: int | None = None,
+    gpu: GpuProfile | None = None,
+    gpus_per_node: int = 8,
+    mfu: float | None = None,
+) -> Sizing:
+    """Size ``workload``. ``gpus`` None: training uses ``workload.training.gpus``, inference the
+    minimum that fits on ``gpu`` (or 1). ``mfu`` overrides the model-FLOPs utilisation used for
+    training time (default ``DEFAULT_MFU`` for transformers, ``NON_TRANSFORMER_MFU`` otherwise).
+    Memory in GB = 10^9 bytes."""
+    _check_gpus(gpus)
+    if gpus_per_node < 1:
+        raise ValueError("gpus_per_node must be at least 1")
+    validate_workload(workload)
+    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    plan = _plan(workload, model)
+    training = workload.is_training
+    t = workload.training_or_default
+    ex: list[Explanation] = []
+    usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB if gpu else None
+
+    min_n: int | None = None
+    min_stage = plan.stage
+    if usable is not None:
+        min_n, min_stage = _min_gpus_detail(plan, usable)
+    if gpus is None:
+        gpus = t.gpus if training else (min_n or 1)
+
+    whole = _breakdown(plan.per_gpu(1))
+    per_gpu = _breakdown(plan.per_gpu(gpus))
+    fits = None if usable is None else per_gpu.total * GB <= usable
+
+    _explain_model(ex, workload, model)
+    _explain_memory(ex, workload, model, plan, whole, per_gpu, gpus)
+    model_sharded = _model_sharded(workload, plan, gpus, min_n, min_stage)
+    if gpu is not None:
+        _explain_fit(ex, workload, plan, per_gpu, gpu, gpus, min_n, min_stage, fits)
+
+    # Compute and time.
+    compute = _training_compute(workload, model) if training else None
+    if training:
+        _explain_compute(ex, workload, model, compute)
+    if mfu is None:
+        mfu = DEFAULT_MFU if model.arch.is_transformer else NON_TRANSFORMER_MFU
+    hours, gpus_for_deadline = _training_time(ex, workload, model, compute, gpu, gpus, mfu)
+    tokens_per_second, gpus_for_target = _decode_speed(ex, workload, model, plan, gpu, gpus)
+    nodes, interconnect = _nodes(ex, workload, gpus, gpus_per_node, model_sharded)
+    large = _large_project(ex, model, whole)
+    gpus_in_node = min(gpus, gpus_per_node)
+    ram, storage, read, cores = _system_side(
+        ex, workload, model, whole, gpus, gpus_in_node, model_sharded, hours
+    )
+
+    return Sizing(
+        memory_gb=whole,
+        memory_per_gpu_gb=per_gpu,
+        gpus=gpus,
+        min_gpus=min_n,
+        training_flops=compute.total if compute else None,
+        forward_flops=compute.forward if compute else None,
+        backward_flops=compute.backward if compute else None,
+        training_hours=hours,
+        tokens_per_second=tokens_per_second,
+        system_ram_gb=ram,
+        storage_gb=storage,
+        storage_read_mbs=read,
+        cpu_cores=cores,
+        nodes=nodes,
+        interconnect=interconnect,
+        large_project=large,
+        model_sharded=model_sharded,
+        explanations=tuple(ex),
+        fits=fits,
+        gpus_for_deadline=gpus_for_deadline,
+        gpus_for_target=gpus_for_target,
+        mfu=mfu,
+    )
+
+
+def _model_sharded(
+    workload: Workload, plan: _Plan, gpus: int, min_n: int | None, min_stage: int
+) -> bool:
+    """Whether several GPUs hold parts of one model copy (and so need NVLink)."""
+    if workload.is_training:
+        model_sharded = plan.stage == 3 and gpus > 1
+        if min_n is not None and min_n > 1 and min_stage == 3 and plan.stage < 3:
+            model_sharded = True
+        return model_sharded
+    return plan.tensor_parallel and gpus > 1
+
+
+def _training_time(
+    ex: list[Explanation],
+    workload: Workload,
+    model: _Model,
+    compute: _Compute | None,
+    gpu: GpuProfile | None,
+    gpus: int,
+    mfu: float,
+) -> tuple[float | None, int | None]:
+    """Training hours on ``gpus`` x ``gpu`` at ``mfu``, and the GPUs for the deadline."""
+    t = workload.training_or_default
+    hours = gpus_for_deadline = None
+    mfu_source = SOURCE_MFU if model.arch.is_transformer else SOURCE_MFU_CNN
+    if compute is not None and gpu is not None:
+        peak = _peak_flops(gpu, workload.precision)
+        recompute = compute.forward if t.gradient_checkpointing else 0.0
+        seconds_one_gpu = (compute.total + recompute) / (peak * mfu)
+        hours = seconds_one_gpu / gpus / 3600
+        _explain(
+            ex,
+            "training_hours",
+            gettext_noop(
+                "%(hours)s hours on %(gpus)s x %(gpu)s: %(flops)s FLOPs, including one more "
+                "forward pass for recomputation, at %(mfu)s%% of %(tflops)s TFLOP/s per GPU"
+            )
+            if recompute
+            else gettext_noop(
+                "%(hours)s hours on %(gpus)s x %(gpu)s: %(flops)s FLOPs at %(mfu)s%% of "
+                "%(tflops)s TFLOP/s per GPU"
+            ),
+            mfu_source,
+            hours=_sig(hours),
+            gpus=gpus,
+            gpu=gpu.name,
+            flops=_sig(compute.total + recompute),
+            mfu=_r(mfu * 100, 1),
+            tflops=_r(peak / 1e12, 1),
+        )
+        if t.deadline_days is not None:
+            gpus_for_deadline = math.ceil(seconds_one_gpu / (t.deadline_days * 86400))
+            _explain(
+                ex,
+                "gpus_for_deadline",
+                gettext_noop(
+                    "%(n)s x %(gpu)s finish within %(days)s days (%(gpu_hours)s GPU-hours, "
+                    "assuming linear scaling)"
+                ),
+                mfu_source,
+                n=gpus_for_deadline,
+                gpu=gpu.name,
+                days=t.deadline_days,
+                gpu_hours=_sig(seconds_one_gpu / 3600),
+            )
+
+    return hours, gpus_for_deadline
+
+
+def _decode_speed(
+    ex: list[Explanation],
+    workload: Workload,
+    model: _Model,
+    plan: _Plan,
+    gpu: GpuProfile | None,
+    gpus: int,
+) -> tuple[float | None, int | None]:
+    """Decode tokens/s (bandwidth-bound) and the GPUs for the target rate, at inference."""
+    training = workload.is_training
+    inf = workload.inference_or_default
+    tokens_per_second = gpus_for_target = None
+    if not training and model.autoregressive and model.arch.is_transformer and gpu is not None:
+        tokens_per_second, step_gb, _ = _decode_tokens_per_second(workload, model, plan, gpu, gpus)
+        _explain(
+            ex,
+            "tokens_per_second",
+            gettext_noop(
+                "%(tps)s tokens/s at most: each decode step reads %(step_gb)s GB (the weights "
+                "of the experts in use + KV cache) at %(bandwidth)s GB/s x %(gpus)s GPUs and "
+                "yields one token for each of %(requests)s requests"
+            )
+            if model.arch.is_moe
+            else gettext_noop(
+                "%(tps)s tokens/s at most: each decode step reads %(step_gb)s GB (weights + KV "
+                "cache) at %(bandwidth)s GB/s x %(gpus)s GPUs and yields one token for each of "
+                "%(requests)s requests"
+            ),
+            SOURCE_DECODE,
+            tps=_r(tokens_per_second, 1),
+            step_gb=_r(step_gb, 2),
+            bandwidth=gpu.memory_bandwidth_gbs,
+            gpus=gpus,
+            requests=inf.concurrent_requests,
+        )
+        if inf.target_tokens_per_second is not None and tokens_per_second > 0:
+            replicas = math.ceil(inf.target_tokens_per_second / tokens_per_second)
+            gpus_for_target = replicas * gpus
+            _explain(
+                ex,
+                "gpus_for_target",
+                gettext_noop(
+                    "%(gpus_total)s GPUs (%(replicas)s copies of %(gpus)s GPUs) reach "
+                    "%(target)s tokens/s"
+                ),
+                SOURCE_DECODE,
+                gpus_total=gpus_for_target,
+                replicas=replicas,
+                gpus=gpus,
+                target=inf.target_tokens_per_second,
+            )
+
+    return tokens_per_second, gpus_for_target
+
+
+def _nodes(
+    ex: list[Explanation],
+    workload: Workload,
+    gpus: int,
+    gpus_per_node: int,
+    model_sharded: bool,
+) -> tuple[int, Interconnect | None]:
+    training = workload.is_training
+    # Nodes and network.
+    nodes = math.ceil(gpus / gpus_per_node)
+    interconnect = None
+    if nodes > 1:
+        gbps = interconnect_gbps_per_gpu(workload, model_sharded=model_sharded)
+        interconnect = Interconnect(FABRIC, gbps)
+        _explain(
+            ex,
+            "interconnect",
+            gettext_noop(
+                "%(nodes)s nodes of up to %(per_node)s GPUs: %(gbps)s Gb/s per GPU of "
+                "InfiniBand or RoCE between nodes"
+            ),
+            SOURCE_FABRIC,
+            nodes=nodes,
+            per_node=gpus_per_node,
+            gbps=gbps,
+        )
+    else:
+        _explain(
+            ex,
+            "nodes",
+            gettext_noop("%(gpus)s GPUs fit in one server of up to %(per_node)s GPUs"),
+            SOURCE_FABRIC,
+            gpus=gpus,
+            per_node=gpus_per_node,
+        )
+    if model_sharded:
+        _explain(
+            ex,
+            "model_sharded",
+            gettext_noop(
+                "several GPUs hold parts of one model copy: they exchange activations or "
+                "weights every step and need NVLink between them"
+            ),
+            SOURCE_ZERO if training else SOURCE_DECODE,
+        )
+
+    return nodes, interconnect
+
+
+def _large_project(ex: list[Explanation], model: _Model, whole: MemoryBreakdown) -> bool:
+    large = whole.total > LARGE_PROJECT_MEMORY_GB or model.parameters >= LARGE_PROJECT_PARAMETERS
+    _explain(
+        ex,
+        "large_project",
+        gettext_noop(
+            "large project (24 GB+ GPUs): the job needs %(gb)s GB and the model has "
+            "%(params)s parameters (thresholds: more than %(limit_gb)s GB or %(limit_b)s "
+            "billion parameters)"
+        )
+        if large
+        else gettext_noop(
+            "small project: %(gb)s GB and %(params)s parameters stay under %(limit_gb)s GB and "
+            "%(limit_b)s billion parameters"
+        ),
+        SOURCE_LARGE,
+        gb=_r(whole.total),
+        params=int(model.parameters),
+        limit_gb=LARGE_PROJECT_MEMORY_GB,
+        limit_b=LARGE_PROJECT_PARAMETERS / 1e9,
+    )
+
+    return large

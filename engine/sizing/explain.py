@@ -1,0 +1,178 @@
+"""Explanations: the numbers in plain language with the source of the formula."""
+
+from __future__ import annotations
+
+from ..i18n import Message, gettext_noop
+from ..workload import (
+    TrainingMethod,
+    Workload,
+)
+from .compute import _Compute
+from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
+from .formulas import lora_adapter_parameters
+from .model import _Model
+from .plan import _Plan
+from .results import Explanation, GpuProfile, MemoryBreakdown
+
+
+def _r(x: float, digits: int = 2) -> float:
+    return round(x, digits)
+
+
+def _sig(x: float) -> float:
+    """Three significant digits, still a number (the shell formats it for the locale)."""
+    return float(f"{x:.3g}")
+
+
+def _explain(
+    out: list[Explanation], key: str, template: str, source: str, **params: object
+) -> None:
+    out.append(Explanation(key, Message(template, params), source))
+
+
+def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> None:
+    if model.reference is not None:
+        _explain(
+            ex,
+            "model",
+            gettext_noop(
+                "no architecture given: layer shapes (KV cache, activations, adapters) are "
+                "assumed like %(reference)s, the registry model closest in size; give "
+                "architecture for exact figures"
+            ),
+            "GPUQuote model registry",
+            reference=model.reference,
+        )
+    elif model.entry is not None:
+        _explain(
+            ex,
+            "model",
+            gettext_noop("%(name)s: %(params)s parameters, %(active)s used per token")
+            if model.active_parameters != model.parameters
+            else gettext_noop("%(name)s: %(params)s parameters"),
+            model.entry.sources[0],
+            name=model.name,
+            params=int(model.parameters),
+            active=int(model.active_parameters),
+        )
+
+
+def _explain_fit(
+    ex: list[Explanation],
+    workload: Workload,
+    plan: _Plan,
+    per_gpu: MemoryBreakdown,
+    gpu: GpuProfile,
+    gpus: int,
+    min_n: int | None,
+    min_stage: int,
+    fits: bool | None,
+) -> None:
+    usable_gb = USABLE_MEMORY_FRACTION * gpu.memory_gb
+    _explain(
+        ex,
+        "fits",
+        gettext_noop(
+            "%(need)s GB per GPU fits in %(usable)s GB usable (%(percent)s%% of %(mem)s GB)"
+        )
+        if fits
+        else gettext_noop(
+            "%(need)s GB per GPU does not fit in %(usable)s GB usable (%(percent)s%% of %(mem)s GB)"
+        ),
+        "vLLM engine arguments, gpu_memory_utilization default 0.9 (docs.vllm.ai)",
+        need=_r(per_gpu.total),
+        usable=_r(usable_gb),
+        percent=int(USABLE_MEMORY_FRACTION * 100),
+        mem=gpu.memory_gb,
+    )
+    if min_n is None:
+        _explain(
+            ex,
+            "min_gpus",
+            gettext_noop("does not fit on %(max)s x %(gpu)s or fewer"),
+            SOURCE_ZERO,
+            max=MAX_GPUS,
+            gpu=gpu.name,
+        )
+    elif plan.training and min_stage == 3 and plan.stage < 3 and min_n > 1:
+        _explain(
+            ex,
+            "min_gpus",
+            gettext_noop(
+                "at least %(n)s x %(gpu)s, assuming ZeRO-3 / FSDP (fully sharded): with the "
+                "chosen sharding the model states do not fit on one GPU"
+            ),
+            SOURCE_ZERO,
+            n=min_n,
+            gpu=gpu.name,
+        )
+    else:
+        _explain(
+            ex,
+            "min_gpus",
+            gettext_noop("at least %(n)s x %(gpu)s (%(mem)s GB each)"),
+            SOURCE_ZERO,
+            n=min_n,
+            gpu=gpu.name,
+            mem=gpu.memory_gb,
+        )
+
+
+def _explain_compute(
+    ex: list[Explanation], workload: Workload, model: _Model, compute: _Compute | None
+) -> None:
+    if compute is None:
+        _explain(
+            ex,
+            "training_flops",
+            gettext_noop(
+                "compute not estimated: give training_tokens or the data size (and for "
+                "image models, a registry model with a per-image FLOP count)"
+            ),
+            SOURCE_FLOPS,
+        )
+        return
+    if compute.per_sample:
+        _explain(
+            ex,
+            "training_flops",
+            gettext_noop(
+                "%(flops)s FLOPs: %(samples)s samples x %(per_sample)s forward FLOPs, forward "
+                "%(fwd)s + backward %(bwd)s"
+            ),
+            SOURCE_FLOPS,
+            flops=_sig(compute.total),
+            samples=int(compute.tokens or 0),
+            per_sample=_sig(compute.forward / (compute.tokens or 1)),
+            fwd=_sig(compute.forward),
+            bwd=_sig(compute.backward),
+        )
+        return
+    lora = workload.training_or_default.method is not TrainingMethod.FULL
+    _explain(
+        ex,
+        "training_flops",
+        gettext_noop(
+            "%(flops)s FLOPs for %(tokens)s tokens and %(params)s parameters used per token: "
+            "forward %(fwd)s (2ND), backward %(bwd)s (input gradients 2ND; weight gradients "
+            "only for the %(adapters)s adapter parameters)"
+        )
+        if lora
+        else gettext_noop(
+            "%(flops)s FLOPs = 6ND for %(tokens)s tokens and %(params)s parameters used per "
+            "token: forward %(fwd)s (2ND), backward %(bwd)s (4ND)"
+        ),
+        SOURCE_FLOPS,
+        flops=_sig(compute.total),
+        tokens=_sig(compute.tokens or 0),
+        params=int(model.active_parameters),
+        fwd=_sig(compute.forward),
+        bwd=_sig(compute.backward),
+        adapters=int(
+            lora_adapter_parameters(
+                model.arch, workload.training_or_default.lora_rank, model.parameters
+            )
+        )
+        if lora
+        else 0,
+    )

@@ -1,0 +1,176 @@
+"""Minimum GPUs, and the reverse questions (longest context, most concurrent requests)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..i18n import Message, gettext_noop
+from ..workload import (
+    LIMITS,
+    Task,
+    Workload,
+    WorkloadError,
+    validate_workload,
+)
+from .constants import (
+    GB,
+    GBPS_DATA_PARALLEL,
+    GBPS_INFERENCE,
+    GBPS_SHARDED_OR_PRETRAINING,
+    MAX_GPUS,
+    USABLE_MEMORY_FRACTION,
+)
+from .formulas import kv_cache_bytes_per_token
+from .model import _Model, _resolve
+from .plan import _kv_precision, _kv_tokens, _Plan, _plan
+from .results import GpuProfile
+
+# --- Minimum GPUs. ----------------------------------------------------------------------------
+
+
+def _smallest_fitting(total: Callable[[int], float], usable_bytes: float) -> int | None:
+    """Smallest n in [1, MAX_GPUS] with total(n) <= usable; total is non-increasing in n."""
+    if total(MAX_GPUS) > usable_bytes:
+        return None
+    low, high = 1, MAX_GPUS
+    while low < high:
+        mid = (low + high) // 2
+        if total(mid) <= usable_bytes:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def _min_gpus_detail(plan: _Plan, usable_bytes: float) -> tuple[int | None, int]:
+    """(GPU count, ZeRO stage it assumes). Training is sized with its own sharding unless
+    ZeRO-3 (fully sharded) needs fewer GPUs, e.g. when plain data parallelism cannot hold the
+    model states on one GPU at all; then ZeRO-3 is assumed."""
+    if not plan.training:
+        return _smallest_fitting(plan.total_per_gpu, usable_bytes), 0
+    own = _smallest_fitting(lambda g: plan.total_per_gpu(g, plan.stage), usable_bytes)
+    if plan.stage == 3 or own == 1:
+        return own, plan.stage
+    sharded = _smallest_fitting(lambda g: plan.total_per_gpu(g, 3), usable_bytes)
+    if own is not None and (sharded is None or own <= sharded):
+        return own, plan.stage
+    return sharded, 3
+
+
+def interconnect_gbps_per_gpu(workload: Workload, *, model_sharded: bool) -> int:
+    """Gb/s of InfiniBand/RoCE per GPU between servers, should the job span several."""
+    if not workload.is_training:
+        return GBPS_INFERENCE
+    if workload.task is Task.PRETRAINING or model_sharded:
+        return GBPS_SHARDED_OR_PRETRAINING
+    return GBPS_DATA_PARALLEL
+
+
+def min_gpus(
+    workload: Workload, *, gpu_memory_gb: float, usable_fraction: float = USABLE_MEMORY_FRACTION
+) -> int | None:
+    """Smallest number of GPUs of ``gpu_memory_gb`` (GB = 10^9 bytes) whose per-GPU total fits
+    in ``usable_fraction`` of it; ``None`` when more than ``MAX_GPUS`` would be needed.
+    Training that does not fit on one GPU with its own ``sharding`` (e.g. none) is sized with
+    ZeRO-3 whenever that needs fewer GPUs; the explanation of ``size()`` says so."""
+    validate_workload(workload)
+    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    plan = _plan(workload, model)
+    return _min_gpus_detail(plan, usable_fraction * gpu_memory_gb * GB)[0]
+
+
+# --- Reverse questions. -----------------------------------------------------------------------
+
+
+def _largest_fitting(fits: Callable[[int], bool], high: int) -> int:
+    """Largest n in [1, high] with fits(n) (fits is monotone: true then false); 0 if none."""
+    if not fits(1):
+        return 0
+    if fits(high):
+        return high
+    low = 1
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def _check_gpus(gpus: int | None) -> None:
+    """The GPU count argument of the public functions, held to the workload's GPU range."""
+    low, high = LIMITS["training.gpus"]
+    if gpus is not None and not low <= gpus <= high:
+        raise WorkloadError(
+            {
+                "gpus": [
+                    Message(
+                        gettext_noop("must be between %(min)s and %(max)s"),
+                        {
+                            "min": int(low),
+                            "max": int(high),
+                        },
+                    )
+                ]
+            }
+        )
+
+
+def _inference_model(workload: Workload, gpus: int) -> _Model:
+    _check_gpus(gpus)
+    validate_workload(workload)
+    if workload.is_training:
+        raise WorkloadError(
+            {"task": [Message(gettext_noop("this question is about inference workloads"))]}
+        )
+    return _resolve(workload.model, workload.parameters_billions, workload.architecture)
+
+
+def max_context_length(workload: Workload, *, gpu: GpuProfile, gpus: int = 1) -> int:
+    """Longest ``sequence_length`` (prompt + output tokens) that fits with the workload's
+    ``concurrent_requests`` on ``gpus`` x ``gpu`` (tensor parallel), capped by the model's
+    context length; 0 when even one token does not fit. Needs a model with a KV cache."""
+    model = _inference_model(workload, gpus)
+    if not (model.autoregressive and model.arch.is_transformer):
+        raise WorkloadError(
+            {"model": [Message(gettext_noop("has no token context to size (no KV cache)"))]}
+        )
+    usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB
+    inf = workload.inference_or_default
+    cap = model.arch.context_length or int(LIMITS["inference.sequence_length"][1])
+    base = _plan(workload, model)
+    per_token = kv_cache_bytes_per_token(model.arch, _kv_precision(workload))
+
+    def fits(tokens: int) -> bool:
+        kv = per_token * _kv_tokens(model.arch, tokens) * inf.concurrent_requests
+        plan = _Plan(False, base.weights, 0.0, 0.0, 0.0, inf.concurrent_requests, kv, 0, True)
+        return plan.total_per_gpu(gpus) <= usable
+
+    return _largest_fitting(fits, cap)
+
+
+def max_concurrent_requests(workload: Workload, *, gpu: GpuProfile, gpus: int = 1) -> int:
+    """Most concurrent requests of the workload's ``sequence_length`` that fit on ``gpus`` x
+    ``gpu``; 0 when not even one fits."""
+    model = _inference_model(workload, gpus)
+    usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB
+    base = _plan(workload, model)
+    inf = workload.inference_or_default
+    kv_per_request = base.kv_cache / inf.concurrent_requests
+
+    def fits(requests: int) -> bool:
+        plan = _Plan(
+            False,
+            base.weights,
+            0.0,
+            0.0,
+            base.activation_per_sample,
+            requests,
+            kv_per_request * requests,
+            0,
+            base.tensor_parallel,
+        )
+        return plan.total_per_gpu(gpus) <= usable
+
+    return _largest_fitting(fits, int(LIMITS["inference.concurrent_requests"][1]))

@@ -1,0 +1,179 @@
+"""The model: exact upfront and monthly amounts per category, their flows and net present value."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..assumptions import Assumptions
+from ..money import round_money
+from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, Option, TcoInput, _12
+
+# --------------------------------------------------------------------------------------------
+# The model: exact upfront and monthly amounts per category (constant monthly costs, so every
+# total, series and break-even has a closed form)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Values:
+    """The numbers the model reads, pulled once from the assumptions and the input."""
+
+    servers: Decimal
+    gpus: Decimal  # all GPUs
+    full_kw: Decimal  # all servers at full load
+    hardware: Decimal  # all servers' purchase price
+    electricity: Decimal
+    pue: Decimal
+    idle: Decimal
+    colocation: Decimal
+    staff_per_fte_month: Decimal
+    fte: Decimal
+    managed_fte: Decimal
+    installation: Decimal
+    support: Decimal
+    spares: Decimal
+    insurance: Decimal
+    network: Decimal
+    software: Decimal
+    managed_fee: Decimal | None  # all servers, per month, before discount
+    setup_months: Decimal
+    discounts: tuple[Decimal, Decimal, Decimal]  # 12, 24, 36 months
+    power_included: bool
+    cloud_price: Decimal | None
+    reserved_discount: Decimal
+    discount_rate: Decimal
+    grid_carbon: Decimal
+
+
+# option -> category -> (upfront, monthly)
+_Plan = dict[Option, dict[Category, tuple[Decimal, Decimal]]]
+
+
+def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
+    config = inp.configuration
+    a = assumptions
+    servers = Decimal(config.servers)
+    managed_fee: Decimal | None
+    if config.managed_monthly_price is not None:
+        managed_fee = config.managed_monthly_price.amount * servers
+    elif "managed_monthly_price" in a:
+        managed_fee = a.value("managed_monthly_price") * config.gpus_per_server * servers
+    else:
+        managed_fee = None
+    return _Values(
+        servers=servers,
+        gpus=servers * config.gpus_per_server,
+        full_kw=servers * config.power_w / _W_PER_KW,
+        hardware=servers * config.price.amount,
+        electricity=a.value("electricity_price_per_kwh"),
+        pue=a.value("pue"),
+        idle=a.value("idle_power_fraction"),
+        colocation=a.value("colocation_per_kw_month"),
+        staff_per_fte_month=a.value("staff_cost_per_year") / _12,
+        fte=a.value("staff_fte_per_server"),
+        managed_fte=a.value("managed_staff_fte_per_server"),
+        installation=a.value("installation_cost"),
+        support=a.value("support_pct_per_year"),
+        spares=a.value("spares_pct_per_year"),
+        insurance=a.value("insurance_pct_per_year"),
+        network=a.value("network_per_server_month"),
+        software=a.value("software_per_gpu_year"),
+        managed_fee=managed_fee,
+        setup_months=a.value("managed_setup_fee_months"),
+        discounts=(
+            a.value("managed_discount_12m_pct"),
+            a.value("managed_discount_24m_pct"),
+            a.value("managed_discount_36m_pct"),
+        ),
+        power_included=a.value("managed_power_included") == _ONE,
+        cloud_price=a.value("cloud_price_per_gpu_hour")
+        if "cloud_price_per_gpu_hour" in a
+        else None,
+        reserved_discount=a.value("cloud_reserved_discount_pct"),
+        discount_rate=a.value("discount_rate"),
+        grid_carbon=a.value("grid_carbon_kg_per_kwh"),
+    )
+
+
+def _it_kw(v: _Values, utilization: Decimal) -> Decimal:
+    return v.full_kw * (v.idle + (_ONE - v.idle) * utilization)
+
+
+def _contract_discount(v: _Values, months: int) -> Decimal:
+    twelve, twenty_four, thirty_six = v.discounts
+    if months >= 36:
+        return thirty_six
+    if months >= 24:
+        return twenty_four
+    if months >= 12:
+        return twelve
+    return _ZERO
+
+
+def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -> _Plan:
+    it_kwh_month = _it_kw(v, utilization) * _HOURS_PER_MONTH
+    power = it_kwh_month * electricity
+    cooling = it_kwh_month * (v.pue - _ONE) * electricity
+    staff = v.staff_per_fte_month * v.servers
+    software = v.software * v.gpus / _12
+    per_year_of_hardware = v.hardware / _12
+    plan: _Plan = {
+        Option.ON_PREMISES: {
+            Category.CAPITAL: (v.hardware, _ZERO),
+            Category.INSTALLATION: (v.installation * v.servers, _ZERO),
+            Category.POWER: (_ZERO, power),
+            Category.COOLING: (_ZERO, cooling),
+            Category.SPACE: (_ZERO, v.colocation * v.full_kw),
+            Category.STAFF: (_ZERO, staff * v.fte),
+            Category.SUPPORT: (_ZERO, per_year_of_hardware * v.support),
+            Category.SPARES: (_ZERO, per_year_of_hardware * v.spares),
+            Category.INSURANCE: (_ZERO, per_year_of_hardware * v.insurance),
+            Category.NETWORK: (_ZERO, v.network * v.servers),
+            Category.SOFTWARE: (_ZERO, software),
+        }
+    }
+    if v.managed_fee is not None:
+        fees = v.managed_fee * (_ONE - _contract_discount(v, months))
+        managed = {
+            Category.SETUP: (v.managed_fee * v.setup_months, _ZERO),
+            Category.HOSTING_FEES: (_ZERO, fees),
+            Category.STAFF: (_ZERO, staff * v.managed_fte),
+            Category.SOFTWARE: (_ZERO, software),
+        }
+        if not v.power_included:
+            managed[Category.POWER] = (_ZERO, power)
+            managed[Category.COOLING] = (_ZERO, cooling)
+        plan[Option.MANAGED] = managed
+    if v.cloud_price is not None:
+        all_hours = v.gpus * _HOURS_PER_MONTH
+        for option, monthly in (
+            (Option.CLOUD, all_hours * utilization * v.cloud_price),
+            (Option.CLOUD_RESERVED, all_hours * v.cloud_price * (_ONE - v.reserved_discount)),
+        ):
+            plan[option] = {
+                Category.CLOUD: (_ZERO, monthly),
+                Category.STAFF: (_ZERO, staff * v.managed_fte),
+                Category.SOFTWARE: (_ZERO, software),
+            }
+    return plan
+
+
+def _flows(lines: Mapping[Category, tuple[Decimal, Decimal]]) -> tuple[Decimal, Decimal]:
+    upfront = _ZERO
+    monthly = _ZERO
+    for up, month in lines.values():
+        upfront += up
+        monthly += month
+    return upfront, monthly
+
+
+def _rounded_total(lines: Mapping[Category, tuple[Decimal, Decimal]], months: int) -> Decimal:
+    return sum((round_money(up + month * months) for up, month in lines.values()), _ZERO)
+
+
+def _npv(upfront: Decimal, monthly: Decimal, months: int, rate: Decimal) -> Decimal:
+    monthly_rate = (_ONE + rate) ** (_ONE / _12) - _ONE
+    annuity = (_ONE - (_ONE + rate) ** (Decimal(-months) / _12)) / monthly_rate
+    return upfront + monthly * annuity

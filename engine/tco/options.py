@@ -1,0 +1,136 @@
+"""Per-option results: costs with what each option includes, break-evens and book values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import ROUND_CEILING, Decimal
+from types import MappingProxyType
+
+from ..i18n import Message, gettext_noop
+from ..money import Money, round_money
+from .inputs import _ZERO, MONTHS_PER_YEAR, Category, Option, _12
+from .model import _flows, _npv, _Plan, _Values
+from .results import BookValue, BreakEven, OptionCost
+
+
+def _break_even(
+    own: tuple[Decimal, Decimal], other: tuple[Decimal, Decimal], months: int
+) -> int | None:
+    """First m in 1..months with d(k) <= 0 for every k in m..months, d = own - other cumulative.
+
+    Both cumulative curves are upfront + monthly x m, so d is linear in m.
+    """
+    gap = own[0] - other[0]
+    slope = own[1] - other[1]
+
+    def d(m: int) -> Decimal:
+        return gap + slope * m
+
+    if d(months) > 0:
+        return None
+    if slope >= 0 or d(1) <= 0:
+        return 1  # d never decreases and ends <= 0, or is <= 0 from month 1 on
+    month = int((gap / -slope).to_integral_value(rounding=ROUND_CEILING))
+    month = min(max(month, 1), months)
+    while month > 1 and d(month - 1) <= 0:  # guard against the division's last digit
+        month -= 1
+    while d(month) > 0:
+        month += 1
+    return month
+
+
+def _break_evens(plan: _Plan, months: int) -> BreakEven:
+    own = _flows(plan[Option.ON_PREMISES])
+
+    def against(option: Option) -> int | None:
+        lines = plan.get(option)
+        return None if lines is None else _break_even(own, _flows(lines), months)
+
+    return BreakEven(
+        vs_managed=against(Option.MANAGED),
+        vs_cloud=against(Option.CLOUD),
+        vs_cloud_reserved=against(Option.CLOUD_RESERVED),
+    )
+
+
+_INCLUDES: Mapping[Option, str] = MappingProxyType(
+    {
+        Option.ON_PREMISES: gettext_noop(
+            "You buy and run the servers: hardware, installation, power, cooling, colocation "
+            "space, staff, support, spares, insurance, network and software."
+        ),
+        Option.MANAGED: gettext_noop(
+            "The host owns and runs the servers: the fee includes power, cooling, space, "
+            "hardware support and replacement; you keep the application work and software."
+        ),
+        Option.CLOUD: gettext_noop(
+            "Cloud GPUs on demand: you pay only the GPU-hours you use, plus your own "
+            "application work and software."
+        ),
+        Option.CLOUD_RESERVED: gettext_noop(
+            "Cloud GPUs reserved for one year at a time: every hour is billed, used or not, "
+            "plus your own application work and software."
+        ),
+    }
+)
+
+
+_MANAGED_WITHOUT_POWER = gettext_noop(
+    "The host owns and runs the servers: the fee includes space, hardware support and "
+    "replacement; power and cooling are billed at your electricity price; you keep the "
+    "application work and software."
+)
+
+
+def _option_cost(
+    option: Option,
+    lines: Mapping[Category, tuple[Decimal, Decimal]],
+    months: int,
+    currency: str,
+    gpu_hours_used: Decimal,
+    discount_rate: Decimal,
+    includes: Message,
+) -> OptionCost:
+    by_category = {
+        str(category): round_money(up + month * months) for category, (up, month) in lines.items()
+    }
+    total = sum(by_category.values(), _ZERO)
+    upfront, monthly = _flows(lines)
+    first = Money(round_money(upfront + monthly), currency)
+    rest = Money(round_money(monthly), currency)
+    cumulative = tuple(
+        Money(round_money(upfront + monthly * m), currency) for m in range(1, months + 1)
+    )
+    year = Money(round_money(monthly * _12), currency)
+    years = months // MONTHS_PER_YEAR
+    npv = None
+    if discount_rate > 0:
+        npv = Money(round_money(_npv(upfront, monthly, months, discount_rate)), currency)
+    return OptionCost(
+        option=option,
+        total=Money(total, currency),
+        by_category=MappingProxyType({k: Money(v, currency) for k, v in by_category.items()}),
+        monthly=(first,) + (rest,) * (months - 1),
+        monthly_cumulative=cumulative,
+        yearly=(Money(round_money(upfront + monthly * _12), currency),) + (year,) * (years - 1),
+        npv=npv,
+        cost_per_gpu_hour=Money(round_money(total / gpu_hours_used), currency),
+        includes=includes,
+    )
+
+
+def _book_values(
+    v: _Values, years: int, depreciation_years: Decimal, residual: Decimal, currency: str
+) -> tuple[BookValue, ...]:
+    cost = v.hardware + v.installation * v.servers
+    salvage = cost * residual
+    per_year = (cost - salvage) / depreciation_years
+    rows = []
+    value = cost
+    for year in range(1, years + 1):
+        step = min(per_year, value - salvage)
+        value -= step
+        rows.append(
+            BookValue(year, Money(round_money(step), currency), Money(round_money(value), currency))
+        )
+    return tuple(rows)

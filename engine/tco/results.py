@@ -1,0 +1,80 @@
+"""What the TCO model returns: per-option costs, break-evens, sensitivity rows, book values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
+
+from ..assumptions import Assumption
+from ..i18n import Message
+from ..money import Money
+from .inputs import Option, SensitivityParameter
+
+# --------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OptionCost:
+    option: Option
+    total: Money
+    by_category: Mapping[str, Money]
+    monthly: tuple[Money, ...]  # month 1..N; month 1 carries the one-offs
+    monthly_cumulative: tuple[Money, ...]  # month 1..N
+    yearly: tuple[Money, ...]  # year 1..horizon
+    npv: Money | None  # None when no discount rate is set
+    cost_per_gpu_hour: Money  # total / GPU-hours actually used
+    includes: Message
+
+
+@dataclass(frozen=True, slots=True)
+class BreakEven:
+    """First month (1-based) from which buying stays cheaper in cumulative cash; None: never."""
+
+    vs_managed: int | None
+    vs_cloud: int | None
+    vs_cloud_reserved: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SensitivityRow:
+    parameter: SensitivityParameter
+    value: Decimal  # electricity: relative change (-0.5 = -50%); utilisation; years
+    label: Message
+    totals: Mapping[str, Money]  # option -> cash total
+    break_even: BreakEven
+
+
+@dataclass(frozen=True, slots=True)
+class BookValue:
+    year: int
+    depreciation: Money
+    book_value: Money  # at the end of the year
+
+
+@dataclass(frozen=True, slots=True)
+class TcoResult:
+    currency: str
+    horizon_months: int
+    utilization: Decimal
+    on_premises: OptionCost
+    managed: OptionCost | None  # None: no managed-hosting price known
+    cloud: OptionCost | None  # None: no cloud price known for the GPU
+    cloud_reserved: OptionCost | None
+    break_even_month: BreakEven
+    cheapest: Option
+    sensitivity: tuple[SensitivityRow, ...]
+    it_energy_kwh_per_year: Decimal
+    facility_energy_kwh_per_year: Decimal
+    co2e_kg_per_year: Decimal
+    book_values: tuple[BookValue, ...]  # on-premises capital, not a cash line
+    assumptions: tuple[Assumption, ...]
+    explanations: tuple[Message, ...]
+
+    @property
+    def options(self) -> Mapping[Option, OptionCost]:
+        found = (self.on_premises, self.managed, self.cloud, self.cloud_reserved)
+        return MappingProxyType({cost.option: cost for cost in found if cost is not None})

@@ -1,0 +1,136 @@
+"""The workload's enums and frozen dataclasses: task, precision, training, inference, data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..model_registry import Architecture
+
+
+class Task(StrEnum):
+    INFERENCE = "inference"
+    FINE_TUNING = "fine_tuning"
+    PRETRAINING = "pretraining"
+
+
+class Precision(StrEnum):
+    """Number format of the weights. For training, ``bf16``/``fp16`` mean standard mixed
+    precision: half-precision weights and gradients, fp32 master weights and optimizer states."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+
+class TrainingMethod(StrEnum):
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
+
+
+class Optimizer(StrEnum):
+    ADAMW = "adamw"
+    ADAMW_8BIT = "adamw_8bit"
+    SGD = "sgd"  # with momentum
+
+
+class Sharding(StrEnum):
+    """How data-parallel GPUs share the model states (ZeRO stages, Rajbhandari et al. 2020)."""
+
+    NONE = "none"  # plain data parallel: every GPU holds everything
+    ZERO1 = "zero1"  # optimizer states partitioned
+    ZERO2 = "zero2"  # + gradients partitioned
+    ZERO3 = "zero3"  # + parameters partitioned (fully sharded, FSDP)
+
+
+class DataKind(StrEnum):
+    TEXT = "text"
+    IMAGES = "images"
+    DOCUMENTS = "documents"
+    AUDIO = "audio"
+    VIDEO = "video"
+
+
+# Precisions a full training run can keep its weights in (int8/int4 weights cannot be trained
+# directly; they serve inference or as the frozen base of LoRA/QLoRA).
+TRAINABLE_PRECISIONS = frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.FP8})
+
+
+@dataclass(frozen=True, slots=True)
+class Training:
+    """A training run.
+
+    ``batch_size`` is the global batch: sequences (or samples) per optimizer step across all
+    ``gpus`` data-parallel GPUs, no gradient accumulation; each GPU holds ``ceil(batch/gpus)``.
+    ``training_tokens`` is the total number of tokens processed (all epochs); when it is missing
+    the tokens come from ``data`` and ``epochs``.
+    """
+
+    method: TrainingMethod = TrainingMethod.FULL
+    lora_rank: int = 16
+    optimizer: Optimizer = Optimizer.ADAMW
+    batch_size: int = 8
+    sequence_length: int = 2048
+    gradient_checkpointing: bool = False
+    # Fused attention (FlashAttention, Dao et al. 2022, arXiv:2205.14135) never stores the
+    # s x s attention scores: the default in current PyTorch/Transformers training stacks.
+    flash_attention: bool = True
+    sharding: Sharding = Sharding.NONE
+    gpus: int = 1
+    training_tokens: int | None = None
+    epochs: float = 1.0
+    deadline_days: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inference:
+    """Serving. ``sequence_length`` is prompt + output tokens per request; ``kv_cache_precision``
+    defaults to the weights' precision; ``target_tokens_per_second`` is the aggregate decode rate
+    wanted over all requests."""
+
+    concurrent_requests: int = 1
+    sequence_length: int = 4096
+    kv_cache_precision: Precision | None = None
+    target_tokens_per_second: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Data:
+    """The data set: its kind, how many items and/or how many GB (10^9 bytes)."""
+
+    kind: DataKind = DataKind.TEXT
+    items: int | None = None
+    total_gb: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One sizing request. Give either ``model`` (a registry id) or ``parameters_billions``
+    (with an optional ``architecture``). An explicit ``architecture`` overrides the registry's
+    field by field (fields left ``None`` keep the registry value). ``training`` / ``inference``
+    fall back to their defaults when missing; the one not matching ``task`` is ignored."""
+
+    task: Task
+    precision: Precision = Precision.BF16
+    model: str | None = None
+    parameters_billions: float | None = None
+    architecture: Architecture | None = None
+    training: Training | None = None
+    inference: Inference | None = None
+    data: Data | None = None
+
+    @property
+    def is_training(self) -> bool:
+        return self.task is not Task.INFERENCE
+
+    @property
+    def training_or_default(self) -> Training:
+        return self.training if self.training is not None else Training()
+
+    @property
+    def inference_or_default(self) -> Inference:
+        return self.inference if self.inference is not None else Inference()

@@ -1,0 +1,139 @@
+"""Validation: every bad field of a workload at once, each with a translatable message."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..i18n import Message
+from ..model_registry import ARCHITECTURE_FIELDS, get_model, model_ids
+from .limits import (
+    LIMITS,
+    MSG_ARCH_NEEDS,
+    MSG_EXPERTS_NEED_K,
+    MSG_EXPERTS_PER_TOKEN,
+    MSG_FULL_PRECISION,
+    MSG_KV_HEADS,
+    MSG_MODEL_OR_PARAMETERS,
+    MSG_NOT_BOTH,
+    MSG_PRETRAIN_FULL,
+    MSG_RANGE,
+    MSG_UNKNOWN_MODEL,
+)
+from .shape import TRAINABLE_PRECISIONS, Task, TrainingMethod, Workload
+
+
+class WorkloadError(ValueError):
+    """A workload with bad fields. ``errors`` maps each field path (``"training.batch_size"``) to
+    its messages; the API's exception handler renders it as ``{"errors": {field: [...]}}``."""
+
+    def __init__(self, errors: Mapping[str, Sequence[Message]]) -> None:
+        self.errors: dict[str, list[Message]] = {key: list(value) for key, value in errors.items()}
+        summary = "; ".join(
+            f"{path}: {', '.join(message.render() for message in messages)}"
+            for path, messages in self.errors.items()
+        )
+        super().__init__(f"invalid workload: {summary}")
+
+
+def _range_message(path: str) -> Message:
+    low, high = LIMITS[path]
+    return Message(MSG_RANGE, {"min": _plain(low), "max": _plain(high)})
+
+
+def _plain(number: float) -> int | float:
+    return int(number) if float(number).is_integer() else number
+
+
+def _add(errors: dict[str, list[Message]], path: str, message: Message) -> None:
+    errors.setdefault(path, []).append(message)
+
+
+def _check_range(errors: dict[str, list[Message]], path: str, value: float | None) -> None:
+    if value is None:
+        return
+    low, high = LIMITS[path]
+    if not low <= value <= high:
+        _add(errors, path, _range_message(path))
+
+
+def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
+    """Every range and cross-field problem of an already-typed workload."""
+    errors: dict[str, list[Message]] = {}
+
+    if workload.model is None and workload.parameters_billions is None:
+        _add(errors, "model", Message(MSG_MODEL_OR_PARAMETERS))
+    elif workload.model is not None and workload.parameters_billions is not None:
+        _add(errors, "model", Message(MSG_NOT_BOTH))
+    entry = None
+    if workload.model is not None:
+        entry = get_model(workload.model)
+        if entry is None:
+            _add(
+                errors,
+                "model",
+                Message(
+                    MSG_UNKNOWN_MODEL, {"model": workload.model, "ids": ", ".join(model_ids())}
+                ),
+            )
+    _check_range(errors, "parameters_billions", workload.parameters_billions)
+
+    arch = workload.architecture
+    if arch is not None:
+        for name in ARCHITECTURE_FIELDS:
+            path = f"architecture.{name}"
+            if path in LIMITS:
+                _check_range(errors, path, getattr(arch, name))
+        if workload.parameters_billions is not None and not arch.is_transformer:
+            _add(errors, "architecture", Message(MSG_ARCH_NEEDS))
+    merged = entry.architecture.overridden_by(arch) if entry is not None else arch
+    if merged is not None:
+        heads, kv_heads = merged.attention_heads, merged.kv_heads
+        if heads and kv_heads and (kv_heads > heads or heads % kv_heads):
+            _add(errors, "architecture.kv_heads", Message(MSG_KV_HEADS, {"heads": heads}))
+        experts, per_token = merged.experts, merged.experts_per_token
+        if experts is not None and experts > 1 and per_token is None:
+            _add(errors, "architecture.experts_per_token", Message(MSG_EXPERTS_NEED_K))
+        if experts is not None and per_token is not None and per_token > experts:
+            _add(
+                errors,
+                "architecture.experts_per_token",
+                Message(MSG_EXPERTS_PER_TOKEN, {"experts": experts}),
+            )
+
+    if workload.is_training or workload.training is not None:
+        training = workload.training_or_default
+        for name in (
+            "lora_rank",
+            "batch_size",
+            "sequence_length",
+            "gpus",
+            "training_tokens",
+            "epochs",
+            "deadline_days",
+        ):
+            _check_range(errors, f"training.{name}", getattr(training, name))
+    if workload.is_training:
+        training = workload.training_or_default
+        if workload.task is Task.PRETRAINING and training.method is not TrainingMethod.FULL:
+            _add(errors, "training.method", Message(MSG_PRETRAIN_FULL))
+        if (
+            training.method is TrainingMethod.FULL
+            and workload.precision not in TRAINABLE_PRECISIONS
+        ):
+            _add(errors, "precision", Message(MSG_FULL_PRECISION))
+    if not workload.is_training or workload.inference is not None:
+        inference = workload.inference_or_default
+        for name in ("concurrent_requests", "sequence_length", "target_tokens_per_second"):
+            _check_range(errors, f"inference.{name}", getattr(inference, name))
+
+    if workload.data is not None:
+        _check_range(errors, "data.items", workload.data.items)
+        _check_range(errors, "data.total_gb", workload.data.total_gb)
+    return errors
+
+
+def validate_workload(workload: Workload) -> None:
+    """Raise ``WorkloadError`` naming every bad field; return ``None`` when the workload is fine."""
+    errors = _collect_errors(workload)
+    if errors:
+        raise WorkloadError(errors)
