@@ -1,12 +1,16 @@
 #!/usr/bin/env python
-"""Django's command-line utility for administrative tasks."""
+"""Django's command-line utility for administrative tasks.
 
-import os
+The profile: DJANGO_SETTINGS_MODULE, else production, or development with DEBUG=true.
+"""
+
 import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gpuquote.settings")
+    from gpuquote.env import set_default_settings_module
+
+    set_default_settings_module()
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -130,6 +130,8 @@ def _answers(port: int) -> bool:
 def _gunicorn(port: int, log_path: Path) -> Iterator[str]:
     env = {
         **os.environ,
+        # The production profile, whatever `make bench` (development) selected for this process.
+        "DJANGO_SETTINGS_MODULE": "gpuquote.settings.prod",
         "DEBUG": "false",
         # Production on one machine unless DATABASE_URL and REDIS_URL say otherwise.
         "GPUQUOTE_EMBEDDED": "1",

@@ -37,9 +37,9 @@ def report(label: str, samples_ms: list[float], *, target_p95_ms: float | None =
 
 
 def django_setup() -> None:
-    import os
-
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gpuquote.settings")
+    from gpuquote.env import set_default_settings_module
+
+    set_default_settings_module()  # as manage.py: dev under `make bench` (or DEBUG=true)
     django.setup()

@@ -1,9 +1,9 @@
-"""ASGI entry point."""
-
-import os
+"""ASGI entry point: DJANGO_SETTINGS_MODULE, else production (or development with DEBUG=true)."""
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gpuquote.settings")
+from gpuquote.env import set_default_settings_module
+
+set_default_settings_module()
 
 application = get_asgi_application()

@@ -46,7 +46,31 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+# --- Which settings profile runs ------------------------------------------------------------------
+
+SETTINGS_MODULE_VARIABLE = "DJANGO_SETTINGS_MODULE"
+DEVELOPMENT_SETTINGS = "gpuquote.settings.dev"
+PRODUCTION_SETTINGS = "gpuquote.settings.prod"
+
+
+def default_settings_module() -> str:
+    """The profile when DJANGO_SETTINGS_MODULE names none: development only when DEBUG says so
+    (DEBUG=true, the short form the README and the Makefile use); unset or false is production,
+    which refuses to start half-configured."""
+    return DEVELOPMENT_SETTINGS if env_bool("DEBUG", default=False) else PRODUCTION_SETTINGS
+
+
+def set_default_settings_module() -> None:
+    """For the entry points (manage.py, WSGI, ASGI, Celery): keep a DJANGO_SETTINGS_MODULE that
+    is set, otherwise name the profile DEBUG picks (``default_settings_module``)."""
+    if not os.environ.get(SETTINGS_MODULE_VARIABLE):
+        os.environ[SETTINGS_MODULE_VARIABLE] = default_settings_module()
+
+
 # --- The production profile fails closed ----------------------------------------------------------
+
+# The development profile's key, public in the repository: production refuses it.
+DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-never-used-when-debug-is-off"  # noqa: S105
 
 SECRET_KEY_MIN_LENGTH = 50
 SECRET_KEY_MIN_DISTINCT = 5

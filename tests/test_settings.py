@@ -1,4 +1,8 @@
-"""Settings profiles, checked in fresh interpreters so each sees only its own environment."""
+"""Settings profiles, checked in fresh interpreters so each sees only its own environment.
+
+Without DJANGO_SETTINGS_MODULE, the probes choose the profile as every entry point does
+(gpuquote.env.set_default_settings_module): production, or development with DEBUG=true.
+"""
 
 import json
 import os
@@ -11,9 +15,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, django
+from gpuquote.env import set_default_settings_module
+set_default_settings_module()
 django.setup()
 from django.conf import settings
 print(json.dumps({
+    "module": settings.SETTINGS_MODULE,
+    "secret_key": settings.SECRET_KEY,
+    "allowed_hosts": settings.ALLOWED_HOSTS,
+    "staticfiles": settings.STORAGES["staticfiles"]["BACKEND"],
+    "renderers": settings.REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"],
+    "apps": settings.INSTALLED_APPS,
+    "ssl_redirect": getattr(settings, "SECURE_SSL_REDIRECT", False),
     "engine": settings.DATABASES["default"]["ENGINE"],
     "name": str(settings.DATABASES["default"]["NAME"]),
     "cache": settings.CACHES["default"]["BACKEND"],
@@ -45,7 +58,7 @@ def _run(args, env):
     return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,
-        env={**BASE_ENV, "DJANGO_SETTINGS_MODULE": "gpuquote.settings", **env},
+        env={**BASE_ENV, **env},
         capture_output=True,
         text=True,
         timeout=120,
@@ -162,7 +175,7 @@ def test_embedded_deployment_still_needs_a_secret_key_and_allowed_hosts(tmp_path
 def test_pytest_runs_on_the_development_profile_whatever_the_shell_says():
     from django.conf import settings
 
-    assert settings.SETTINGS_MODULE == "gpuquote.settings_test"
+    assert settings.SETTINGS_MODULE == "gpuquote.settings.test"
     assert os.environ["DEBUG"] == "true"
 
 
@@ -193,3 +206,105 @@ def test_healthz_answers(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+# --- One module per profile (gpuquote/settings/{base,dev,prod,test}.py) ---------------------------
+
+DEV_KEY = "dev-only-insecure-key-never-used-when-debug-is-off"
+JSON_ONLY = ["rest_framework.renderers.JSONRenderer"]
+WITH_BROWSABLE_API = [*JSON_ONLY, "rest_framework.renderers.BrowsableAPIRenderer"]
+PLAIN_STATIC = "django.contrib.staticfiles.storage.StaticFilesStorage"
+MANIFEST_STATIC = "whitenoise.storage.CompressedManifestStaticFilesStorage"
+
+
+@pytest.mark.parametrize("profile", ["gpuquote.settings.dev", "gpuquote.settings.test"])
+def test_the_development_and_test_profiles_need_no_variable(tmp_path, profile):
+    seen = _settings({"DJANGO_SETTINGS_MODULE": profile}, tmp_path)
+
+    assert seen["module"] == profile
+    assert seen["debug"] is True
+    assert seen["secret_key"] == DEV_KEY
+    assert seen["allowed_hosts"] == ["127.0.0.1", "localhost"]
+    assert seen["staticfiles"] == PLAIN_STATIC
+    assert seen["renderers"] == WITH_BROWSABLE_API
+    assert seen["engine"] == "django.db.backends.sqlite3"
+    assert seen["name"] == str(tmp_path / "gpuquote.sqlite3")
+    assert seen["eager"] is True
+    assert (seen["hsts"], seen["secure_cookies"], seen["ssl_redirect"]) == (0, False, False)
+
+
+def test_the_production_profile_module_is_hardened(tmp_path):
+    seen = _settings({**PRODUCTION, "DJANGO_SETTINGS_MODULE": "gpuquote.settings.prod"}, tmp_path)
+
+    assert seen["module"] == "gpuquote.settings.prod"
+    assert seen["debug"] is False
+    assert seen["secret_key"] == STRONG_SECRET_KEY
+    assert seen["allowed_hosts"] == ["quote.example.com"]
+    assert seen["staticfiles"] == MANIFEST_STATIC
+    assert seen["renderers"] == JSON_ONLY
+    assert seen["engine"] == "django.db.backends.postgresql"
+    assert seen["eager"] is False
+    assert (seen["hsts"], seen["secure_cookies"], seen["ssl_redirect"]) == (31_536_000, True, True)
+
+
+def test_a_named_production_profile_ignores_debug_and_still_refuses(tmp_path):
+    message = _refusal(
+        {"DJANGO_SETTINGS_MODULE": "gpuquote.settings.prod", "DEBUG": "true"}, tmp_path
+    )
+
+    assert "are incomplete: SECRET_KEY is not set; DATABASE_URL is not set;" in message
+
+
+@pytest.mark.parametrize(
+    ("debug", "profile"),
+    [({"DEBUG": "true"}, "gpuquote.settings.dev"), ({}, "gpuquote.settings.prod")],
+)
+def test_without_a_settings_module_debug_picks_the_profile(tmp_path, debug, profile):
+    env = debug or PRODUCTION
+    seen = _settings(env, tmp_path)
+
+    assert seen["module"] == profile
+    assert seen["debug"] is bool(debug)
+
+
+def test_the_name_from_before_the_profiles_still_picks_by_debug(tmp_path):
+    old_name = {"DJANGO_SETTINGS_MODULE": "gpuquote.settings"}
+
+    seen = _settings({**old_name, "DEBUG": "true"}, tmp_path)
+    message = _refusal(old_name, tmp_path)
+
+    assert seen["module"] == "gpuquote.settings"
+    assert (seen["debug"], seen["secret_key"], seen["staticfiles"]) == (True, DEV_KEY, PLAIN_STATIC)
+    assert "Production settings (DEBUG is off) are incomplete: SECRET_KEY is not set" in message
+
+
+@pytest.mark.parametrize("entry_point", ["gpuquote.wsgi", "gpuquote.asgi", "gpuquote.celery"])
+def test_every_entry_point_defaults_to_production_and_to_development_with_debug(
+    tmp_path, entry_point
+):
+    probe = (
+        f"import {entry_point}; from django.conf import settings; print(settings.SETTINGS_MODULE)"
+    )
+    var_dir = {"GPUQUOTE_VAR_DIR": str(tmp_path)}
+
+    development = _run(["-c", probe], {**var_dir, "DEBUG": "true"})
+    production = _run(["-c", probe], var_dir)
+
+    assert development.returncode == 0, development.stderr
+    assert development.stdout.strip().splitlines()[-1] == "gpuquote.settings.dev"
+    assert production.returncode != 0
+    assert "Production settings (DEBUG is off) are incomplete" in production.stderr
+
+
+def test_the_procfile_runs_every_process_on_the_production_profile():
+    lines = (ROOT / "Procfile").read_text().strip().splitlines()
+
+    assert [line.split(":")[0] for line in lines] == ["web", "worker", "beat"]
+    for line in lines:
+        assert "DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-gpuquote.settings.prod} " in line
+
+
+def test_nothing_unused_is_installed(tmp_path):
+    seen = _settings(DEVELOPMENT, tmp_path)
+
+    assert "django.contrib.humanize" not in seen["apps"]

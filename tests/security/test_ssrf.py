@@ -403,7 +403,7 @@ def feed_root(tmp_path, settings) -> Iterator[Path]:
     return root
 
 
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "gpuquote" / "settings.py"
+SETTINGS_FILE = Path(__file__).resolve().parents[2] / "gpuquote" / "settings" / "base.py"
 
 
 @pytest.mark.django_db
@@ -414,7 +414,7 @@ SETTINGS_FILE = Path(__file__).resolve().parents[2] / "gpuquote" / "settings.py"
         "sub/../../secret.csv",
         "{tmp}/secret.csv",
         str(SETTINGS_FILE),
-        "gpuquote/settings.py",
+        "gpuquote/settings/base.py",
         "link.csv",
         "file://{tmp}/secret.csv",
     ],
@@ -437,7 +437,7 @@ def test_a_file_source_outside_the_feed_directory_is_refused(feed_root, location
 
 @pytest.mark.django_db
 def test_the_default_feed_directory_is_the_committed_samples_only(settings):
-    from gpuquote import settings as project_settings
+    from gpuquote.settings import base as project_settings
 
     root = project_settings.BASE_DIR / "catalog" / "feeds" / "samples"
     assert Path(project_settings.PRICE_FEED_FILE_ROOT) == root

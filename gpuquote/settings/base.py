@@ -1,11 +1,10 @@
-"""GPUQuote settings, read from the environment (see README, "Settings").
+"""What every profile shares, read from the environment (see README, "Settings").
 
-Profiles from one module, failing closed: with DEBUG unset (or false) this is production, which
-refuses to start without a strong SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL and gets
-secure cookies, HSTS and whitenoise; GPUQUOTE_EMBEDDED=1 is production on one machine (SQLite in
-var/, Celery eager, local-memory cache, still a SECRET_KEY and ALLOWED_HOSTS). DEBUG=true is
-development on those embedded defaults (the Makefile's run/test/bench targets set it;
-gpuquote.settings_test sets it for pytest).
+Not a settings module of its own: dev, prod and test import it and add DEBUG, SECRET_KEY,
+ALLOWED_HOSTS, the static-files storage, the API renderers and (prod) the security headers.
+DATABASE_URL and REDIS_URL are read here for every profile; without them the embedded defaults
+apply (SQLite in var/, Celery eager, local-memory cache), which prod refuses unless
+GPUQUOTE_EMBEDDED=1.
 """
 
 from __future__ import annotations
@@ -18,30 +17,15 @@ from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 from engine.workload import Precision
-from gpuquote.env import (
-    env_bool,
-    env_int,
-    env_list,
-    env_str,
-    require_production_environment,
-)
+from gpuquote.env import env_bool, env_int, env_list, env_str
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("GPUQUOTE_VAR_DIR") or BASE_DIR / "var")
 
-# Fail closed: DEBUG unset means production. Development sets DEBUG=true (the Makefile does).
-DEBUG = env_bool("DEBUG", default=False)
 # A single-machine deployment (SQLite, tasks in-process) says so explicitly; production without
 # it refuses to start without DATABASE_URL and REDIS_URL.
 GPUQUOTE_EMBEDDED = env_bool("GPUQUOTE_EMBEDDED", default=False)
 
-# A development key only while DEBUG is on: production refuses to start without its own.
-_DEV_SECRET_KEY = "dev-only-insecure-key-never-used-when-debug-is-off"  # noqa: S105
-if not DEBUG:
-    require_production_environment(embedded=GPUQUOTE_EMBEDDED, development_key=_DEV_SECRET_KEY)
-SECRET_KEY = env_str("SECRET_KEY") or _DEV_SECRET_KEY
-
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -52,7 +36,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
-    "django.contrib.humanize",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -179,14 +162,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it even before collectstatic
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
-    },
-}
+# "staticfiles" is the profile's: plain files in dev, whitenoise's manifest in prod.
+STORAGES = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"}}
 
 # E-mail: console backend by default; SMTP (or any backend) from the environment.
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
@@ -233,8 +210,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
-    + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    # dev adds the browsable API.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "COERCE_DECIMAL_TO_STRING": True,
 }
 SPECTACULAR_SETTINGS = {
@@ -281,18 +258,6 @@ CONTENT_SECURITY_POLICY = {
 
 # The load balancer's health checks may come over plain HTTP: answered, never redirected.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
-# Production hardening: on whenever DEBUG is off (a load balancer terminates TLS in front).
-if not DEBUG:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SECURE_REFERRER_POLICY = "same-origin"
-    X_FRAME_OPTIONS = "DENY"
 
 LOGGING = {
     "version": 1,

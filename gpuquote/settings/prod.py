@@ -1,0 +1,46 @@
+"""Production: DEBUG off, failing closed, secure cookies, HSTS and whitenoise's manifest.
+
+The default profile (DJANGO_SETTINGS_MODULE and DEBUG unset; the Procfile names it). It refuses
+to start without a strong SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL, naming each one
+missing, before anything else is read or created. GPUQUOTE_EMBEDDED=1 is production on one
+machine: SQLite in var/, Celery eager, local-memory cache, still a SECRET_KEY and ALLOWED_HOSTS.
+"""
+
+from gpuquote.env import DEVELOPMENT_SECRET_KEY as _DEVELOPMENT_KEY
+from gpuquote.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_str,
+    require_production_environment,
+)
+
+require_production_environment(
+    embedded=env_bool("GPUQUOTE_EMBEDDED", default=False),
+    development_key=_DEVELOPMENT_KEY,
+)
+
+from gpuquote.settings.base import *  # noqa: E402, F403  (a settings profile: every name)
+from gpuquote.settings.base import STORAGES  # noqa: E402
+
+DEBUG = False
+
+SECRET_KEY = env_str("SECRET_KEY")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
+
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# Production hardening (a load balancer terminates TLS in front).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
