@@ -30,6 +30,7 @@ from catalog.services import (
     price_source_delete,
     price_source_refresh_enqueue,
     price_source_schedule_sync,
+    prices_add,
     quarantined_price_approve,
     quarantined_price_reject,
 )
@@ -76,10 +77,9 @@ class PartAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
 
     def save_formset(self, request, form, formset, change) -> None:
-        prices = formset.save(commit=False)
-        for price in prices:
-            price.created_by = request.user
-            price.save()
+        # New price rows only (existing ones are read-only); recorded and announced by the
+        # catalog service (partners' price.changed webhooks).
+        prices_add(prices=formset.save(commit=False), user=request.user)
         formset.save_m2m()
 
 

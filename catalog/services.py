@@ -48,10 +48,10 @@ from catalog.models import (
     RunStatus,
     RunTrigger,
 )
+from catalog.signals import ADMIN_SOURCE_NAME, PRICE_CHANGES_PER_EVENT, prices_changed
 from engine.money import CURRENCIES, round_money
 from gpuquote.core.outbound import outbound_policy
-from quotes.outbox import outbox_job_enqueue
-from quotes.webhooks import PRICE_CHANGES_PER_EVENT, webhooks_prices_changed
+from gpuquote.core.outbox import outbox_job_enqueue
 
 PART_MODELS: dict[str, type[Part]] = {
     PartKind.GPU: Gpu,
@@ -135,6 +135,62 @@ def price_record(
         source=source,
         created_by=user,
     )
+
+
+def _price_current(*, part: Part, price_kind: str, currency: str) -> Price | None:
+    return (
+        Price.objects.filter(part=part, price_kind=price_kind, currency=currency)
+        .order_by("-observed_on", "-id")
+        .first()
+    )
+
+
+def price_change_item(*, price: Price, old_amount: Decimal | None) -> dict[str, Any]:
+    """One changed part price as ``catalog.signals.prices_changed`` carries it."""
+    return {
+        "sku": price.part.sku,
+        "kind": price.part.kind,
+        "price_kind": price.price_kind,
+        "currency": price.currency,
+        "old_amount": old_amount,
+        "new_amount": price.amount,
+        "observed_on": price.observed_on,
+    }
+
+
+def prices_changed_announce(
+    *, source_name: str, changed: list[dict[str, Any]], changed_total: int | None = None
+) -> None:
+    """Send ``catalog.signals.prices_changed`` (nothing when nothing changed); call it inside
+    the transaction that recorded the prices."""
+    if changed:
+        prices_changed.send(
+            sender=Price, source_name=source_name, changed=changed, changed_total=changed_total
+        )
+
+
+@transaction.atomic
+def prices_add(
+    *, prices: Iterable[Price], user: Any = None, source_name: str = ADMIN_SOURCE_NAME
+) -> list[Price]:
+    """Save new price rows made by hand (the admin's price history) and announce them."""
+    saved, changed = [], []
+    for price in prices:
+        current = _price_current(
+            part=price.part, price_kind=price.price_kind, currency=price.currency
+        )
+        price.created_by = user
+        price.save()
+        saved.append(price)
+        changed.append(
+            price_change_item(price=price, old_amount=current.amount if current else None)
+        )
+    prices_changed_announce(
+        source_name=source_name,
+        changed=changed[:PRICE_CHANGES_PER_EVENT],
+        changed_total=len(changed),
+    )
+    return saved
 
 
 def _decimal(value: Any, where: str) -> Decimal:
@@ -384,7 +440,7 @@ def price_feed_apply(
                     apply_chunk(source=source, run=run, rows=valid, outcome=outcome)
                 outcome.errors_settle(since=reported)
             _feed_accept_or_raise(outcome)
-            webhooks_prices_changed(
+            prices_changed_announce(
                 source_name=source.name,
                 changed=outcome.price_changes,
                 changed_total=outcome.rows_changed,
@@ -835,14 +891,12 @@ def _run_close(
 
 def price_source_refresh_enqueue(*, source_ids: Iterable[int], user: Any = None) -> int:
     """Queue a refresh of each source after the current transaction commits ("refresh now")."""
-    from catalog.tasks import refresh_price_source  # tasks import this module
-
     count = 0
     for source_id in source_ids:
         # One outbox job each: a broker outage keeps it for later, an eager run that fails is
         # recorded on its run; neither is raised here nor stops the other sources.
         outbox_job_enqueue(
-            task=refresh_price_source,
+            task=PRICE_REFRESH_TASK,  # by name: the tasks module imports this one
             kwargs={
                 "source_id": source_id,
                 "trigger": RunTrigger.MANUAL,
@@ -913,7 +967,9 @@ def _quarantined_for_review(quarantined_id: int) -> QuarantinedPrice:
 def quarantined_price_approve(*, quarantined_id: int, user: Any) -> QuarantinedPrice:
     """Record the held price through ``price_record``/``cloud_price_record``; keep who/when."""
     held = _quarantined_for_review(quarantined_id)
+    current = None
     if held.part_id:
+        current = _price_current(part=held.part, price_kind=held.price_kind, currency=held.currency)
         held.price = price_record(
             part=held.part,
             price_kind=held.price_kind,
@@ -938,6 +994,13 @@ def quarantined_price_approve(*, quarantined_id: int, user: Any) -> QuarantinedP
     held.status = ReviewStatus.APPROVED
     held.reviewed_by, held.reviewed_at = user, timezone.now()
     held.save(update_fields=["status", "reviewed_by", "reviewed_at", "price", "cloud_price"])
+    if held.price is not None:  # a part price (cloud prices are not announced, as in feeds)
+        prices_changed_announce(
+            source_name=held.source.name,
+            changed=[
+                price_change_item(price=held.price, old_amount=current.amount if current else None)
+            ],
+        )
     return held
 
 

@@ -44,6 +44,7 @@ from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.outbox import outbox_job_enqueue
 from gpuquote.core.text import single_line
 from quotes.models import (
     LineKindChoices,
@@ -60,7 +61,6 @@ from quotes.models import (
     RecurrenceChoices,
     WizardResult,
 )
-from quotes.outbox import outbox_job_enqueue
 from quotes.quote_selectors import (
     approval_threshold_pct,
     quote_server_review_get,
@@ -70,8 +70,13 @@ from quotes.quote_selectors import (
 from quotes.roles import MANAGER_GROUP as MANAGER_GROUP  # re-exported: older callers
 from quotes.roles import REP_GROUP as REP_GROUP
 from quotes.roles import user_role
+from quotes.signals import quote_status_changed
 
 User = AbstractBaseUser | AnonymousUser
+# The Celery tasks these services queue, by name (``quotes.tasks`` registers them and imports
+# this module: naming them keeps the import one way).
+SEND_QUOTE_EMAIL_TASK = "quotes.send_quote_email"
+NOTIFY_QUOTE_ANSWER_TASK = "quotes.notify_quote_answer"
 
 
 def _refused(error: TransitionError | PricingError) -> ValidationError:
@@ -123,10 +128,11 @@ def _event(
     data: dict[str, Any] | None = None,
 ) -> QuoteEvent:
     if from_status and to_status and from_status != to_status:
-        # Every status change is recorded here: tell the quote's API partner too.
-        from quotes.webhooks import webhooks_quote_status_changed
-
-        webhooks_quote_status_changed(quote=quote, from_status=from_status, to_status=to_status)
+        # Every status change is recorded here: announce it (the quote's API partner is told
+        # through its webhooks, ``quotes.webhook_relay``).
+        quote_status_changed.send(
+            sender=Quote, quote=quote, from_status=from_status, to_status=to_status
+        )
     return QuoteEvent.objects.create(
         quote=quote,
         revision=revision or quote.current_revision,
@@ -787,7 +793,6 @@ def quote_send(
 
     Servers that fail the builder's checks are sent only when the user acknowledged the
     failures; the sent event records them."""
-    from quotes.tasks import send_quote_email
 
     quote = _lock(quote)
     today = today or timezone.localdate()
@@ -816,7 +821,7 @@ def quote_send(
         to_status=quote.status,
         data={"sent_with_failed_checks": failed} if failed else None,
     )
-    outbox_job_enqueue(task=send_quote_email, args=[quote.pk, revision.pk])
+    outbox_job_enqueue(task=SEND_QUOTE_EMAIL_TASK, args=[quote.pk, revision.pk])
     return quote
 
 
@@ -854,7 +859,6 @@ def quote_customer_answer(
 
     The workflow knows staff roles only; the customer's answer is checked with a sales rep's
     rights (accepting and declining), which are exactly the customer's."""
-    from quotes.tasks import notify_quote_answer
 
     name = name.strip()
     if not name:
@@ -874,7 +878,7 @@ def quote_customer_answer(
         actor_name=name[:120],
         reason=reason.strip()[:2000],
     )
-    outbox_job_enqueue(task=notify_quote_answer, args=[event.pk])
+    outbox_job_enqueue(task=NOTIFY_QUOTE_ANSWER_TASK, args=[event.pk])
     return quote
 
 

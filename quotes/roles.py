@@ -1,52 +1,8 @@
-"""Who belongs to the sales team, and with which role: the one rule for the staff screens, the
-API and the workflow.
+"""The sales roles; the rule lives in ``gpuquote.core.roles`` (the catalog's API asks it too)."""
 
-The role comes from the user's groups (``setup_roles`` creates them); a superuser is the admin and
-acts as a sales manager. ``is_staff`` alone grants nothing here: it only opens the Django admin,
-where model permissions decide. Partners' webhooks belong to the partners: the sales team may read
-them (support), but only managers and the admin may change, delete or ping one
-(``may_change_partner_webhooks``); reps read only.
-"""
-
-from __future__ import annotations
-
-from typing import Any
-
-from django.core.exceptions import PermissionDenied
-from django.utils.translation import gettext
-
-from engine.workflow import Role
-
-REP_GROUP = "sales rep"
-MANAGER_GROUP = "sales manager"
-WEBHOOK_EDITORS = frozenset({Role.SALES_MANAGER})
-
-
-def sales_role(user: Any) -> Role | None:
-    """The sales role of a signed-in, active user; None for anyone else (anonymous, a partner's
-    key, staff in no sales group)."""
-    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
-        return None
-    if user.is_superuser:
-        return Role.SALES_MANAGER
-    groups = set(user.groups.values_list("name", flat=True))
-    if MANAGER_GROUP in groups:
-        return Role.SALES_MANAGER
-    if REP_GROUP in groups:
-        return Role.SALES_REP
-    return None
-
-
-def user_role(user: Any) -> Role:
-    """``sales_role``, or ``PermissionDenied`` (a 403 on the staff screens) for anyone else."""
-    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
-        raise PermissionDenied(gettext("Sign in as a member of the sales team."))
-    role = sales_role(user)
-    if role is None:
-        raise PermissionDenied(gettext("Only the sales team can work on quotes."))
-    return role
-
-
-def may_change_partner_webhooks(role: Role | None) -> bool:
-    """Change, delete or ping a partner's webhook from a staff session."""
-    return role in WEBHOOK_EDITORS
+from gpuquote.core.roles import MANAGER_GROUP as MANAGER_GROUP
+from gpuquote.core.roles import REP_GROUP as REP_GROUP
+from gpuquote.core.roles import WEBHOOK_EDITORS as WEBHOOK_EDITORS
+from gpuquote.core.roles import may_change_partner_webhooks as may_change_partner_webhooks
+from gpuquote.core.roles import sales_role as sales_role
+from gpuquote.core.roles import user_role as user_role

@@ -5,8 +5,8 @@ unreachable), with exponential backoff; the service records the sent e-mail, so 
 duplicated message never mails the customer twice. ``expire_quotes`` runs daily (the beat
 entry is in ``settings.CELERY_BEAT_SCHEDULE``). ``deliver_webhook`` makes one try at a partner
 webhook delivery per run and retries while the receiver fails; its last try marks it failed.
-Each is queued after commit through the outbox (``quotes.outbox``); ``outbox_redispatch`` runs
-every minute and queues again the jobs a broker outage kept back.
+Services queue them by name after commit through the outbox (``gpuquote.core.outbox``);
+``outbox_redispatch`` runs every minute and queues again the jobs a broker outage kept back.
 """
 
 from __future__ import annotations
@@ -15,15 +15,21 @@ import smtplib
 
 from celery import shared_task
 
-from quotes.outbox import outbox_jobs_redispatch
-from quotes.quote_services import quote_answer_notify, quote_email_send, quote_expire_due
-from quotes.webhooks import WebhookDeliveryError, webhook_deliver
+from gpuquote.core.outbox import outbox_jobs_redispatch
+from quotes.quote_services import (
+    NOTIFY_QUOTE_ANSWER_TASK,
+    SEND_QUOTE_EMAIL_TASK,
+    quote_answer_notify,
+    quote_email_send,
+    quote_expire_due,
+)
+from quotes.webhooks import DELIVER_WEBHOOK_TASK, WebhookDeliveryError, webhook_deliver
 
 RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
 
 
 @shared_task(
-    name="quotes.send_quote_email",
+    name=SEND_QUOTE_EMAIL_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=RETRYABLE,
@@ -37,7 +43,7 @@ def send_quote_email(quote_id: int, revision_id: int) -> bool:
 
 
 @shared_task(
-    name="quotes.notify_quote_answer",
+    name=NOTIFY_QUOTE_ANSWER_TASK,
     acks_late=True,  # idempotent: the staff_notified event is checked under the answer's lock
     reject_on_worker_lost=True,
     autoretry_for=RETRYABLE,
@@ -67,7 +73,7 @@ WEBHOOK_MAX_RETRIES = 8
 
 @shared_task(
     bind=True,
-    name="quotes.deliver_webhook",
+    name=DELIVER_WEBHOOK_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(WebhookDeliveryError,),

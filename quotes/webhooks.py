@@ -32,6 +32,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from catalog.signals import PRICE_CHANGES_PER_EVENT as PRICE_CHANGES_PER_EVENT
 from gpuquote.api.signing import SIGNATURE_HEADER, signature_header
 from gpuquote.core.outbound import (
     OutboundRefusedError,
@@ -39,6 +40,7 @@ from gpuquote.core.outbound import (
     outbound_request,
     outbound_url_errors,
 )
+from gpuquote.core.outbox import outbox_job_enqueue
 from quotes.models import (
     DeliveryStatus,
     Partner,
@@ -47,12 +49,12 @@ from quotes.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-from quotes.outbox import outbox_job_enqueue
 from quotes.partner_models import WEBHOOK_EVENTS
 
 PING_EVENT = "webhook.ping"
 WEBHOOKS_PER_PARTNER_MAX = 10
-PRICE_CHANGES_PER_EVENT = 500  # a refresh changing more prices sends the first ones, truncated
+# PRICE_CHANGES_PER_EVENT (catalog.signals): a refresh changing more prices sends the first ones.
+DELIVER_WEBHOOK_TASK = "quotes.deliver_webhook"  # registered by quotes.tasks, which imports this
 DELIVERY_TIMEOUT_S = 10
 USER_AGENT = "GPUQuote-Webhooks/1"
 EVENT_HEADER = "GPUQuote-Event"
@@ -204,10 +206,8 @@ def _payload(*, event_id: uuid.UUID, event_type: str, data: dict[str, Any]) -> d
 def _deliveries_enqueue(deliveries: Iterable[WebhookDelivery]) -> None:
     """One outbox job per delivery, queued after the caller's commit: a broker refusing one
     (or an eager run failing) neither fails the caller nor drops the others."""
-    from quotes.tasks import deliver_webhook  # the tasks module imports this one
-
     for delivery in deliveries:
-        outbox_job_enqueue(task=deliver_webhook, args=[delivery.pk])
+        outbox_job_enqueue(task=DELIVER_WEBHOOK_TASK, args=[delivery.pk])
 
 
 @transaction.atomic

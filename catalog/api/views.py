@@ -52,8 +52,8 @@ from catalog.selectors import (
     offered_current_price_queryset,
     offered_gpu_queryset,
 )
-from quotes.api.auth import IsPartnerOrSalesStaff
-from quotes.api.schemas import ErrorSchema
+from gpuquote.api.auth import IsPartnerOrSalesStaff
+from gpuquote.api.schemas import ErrorSchema
 
 # Caches may keep an answer but must ask again each time (a 304 is cheap); never shared.
 CACHE_CONTROL = "private, max-age=0, must-revalidate"

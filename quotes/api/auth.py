@@ -1,75 +1,34 @@
-"""Who is calling the API: a partner's key, or a signed-in staff member (session).
+"""Partner API keys: the authentication that turns ``Authorization: Api-Key <key>`` (or
+``Bearer <key>``) into a ``PartnerPrincipal``, and the webhook editors' permission.
 
-``ApiKeyAuthentication`` reads ``Authorization: Api-Key <key>`` (or ``Bearer <key>``). A partner
-request carries a ``PartnerPrincipal`` as ``request.user``; ``request_partner`` gives the partner
-whose data the request may touch, or None for staff, who see everything. Staff means a sales
-role (``quotes.roles``), never ``is_staff`` alone. Throttles: one bucket
-per key (``partner`` rate) and the anonymous rate per client IP for the public calculators;
-wrong keys count against a budget per client IP (``API_KEY_FAILURE_RATE``). The client IP is
-``gpuquote.core.client_ip`` (``NUM_PROXIES``) everywhere.
+The principal, the permission shared with the catalog's API, and the throttles live in
+``gpuquote.api.auth`` (no app import there); they are re-exported here, where the settings and
+the partner endpoints name them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed, Throttled
-from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
 
-from gpuquote.core.client_ip import client_ip
-from quotes.models import ApiKey, Partner
+from gpuquote.api.auth import AnonymousThrottle as AnonymousThrottle
+from gpuquote.api.auth import ApiKeyFailureThrottle as ApiKeyFailureThrottle
+from gpuquote.api.auth import IsPartnerOrSalesStaff as IsPartnerOrSalesStaff
+from gpuquote.api.auth import PartnerKeyThrottle as PartnerKeyThrottle
+from gpuquote.api.auth import PartnerPrincipal as PartnerPrincipal
+from gpuquote.api.auth import is_sales_staff as is_sales_staff
+from gpuquote.api.auth import request_partner as request_partner
+from quotes.models import ApiKey
 from quotes.partner_services import api_key_authenticate
 from quotes.roles import may_change_partner_webhooks, sales_role
 
 SCHEMES = ("api-key", "bearer")
-
-
-@dataclass(frozen=True, slots=True)
-class PartnerPrincipal:
-    """``request.user`` of a partner's request (not a Django user: partners never sign in)."""
-
-    partner: Partner
-    api_key: ApiKey
-    is_authenticated: bool = True
-    is_anonymous: bool = False
-    is_staff: bool = False
-    is_superuser: bool = False
-    pk: None = None
-
-    def __str__(self) -> str:
-        return f"partner:{self.partner.pk}"
-
-
-class ApiKeyFailureThrottle(SimpleRateThrottle):
-    """``API_KEY_FAILURE_RATE`` wrong, expired or revoked keys per client address (guessing keys).
-    Only failures count; over the budget every keyed request from the address is refused."""
-
-    scope = "api_key_failure"
-
-    def get_rate(self) -> str:
-        return settings.API_KEY_FAILURE_RATE
-
-    def get_cache_key(self, request: Request, view: Any) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
-
-    def over_budget(self, request: Request) -> bool:
-        self.key = self.get_cache_key(request, None)
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        return len(self.history) >= self.num_requests
-
-    def failure_record(self) -> None:
-        """After ``over_budget``: count one more failure."""
-        self.throttle_success()
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -104,25 +63,6 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
         }
 
 
-def request_partner(request: Request) -> Partner | None:
-    user = request.user
-    return user.partner if isinstance(user, PartnerPrincipal) else None
-
-
-def is_sales_staff(user: Any) -> bool:
-    """A signed-in member of the sales team (``quotes.roles``): ``is_staff`` alone is not."""
-    return not isinstance(user, PartnerPrincipal) and sales_role(user) is not None
-
-
-class IsPartnerOrSalesStaff(BasePermission):
-    """Partners (their own data) and the sales team (everything)."""
-
-    message = _("Call with a partner's API key, or sign in as a member of the sales team.")
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return isinstance(request.user, PartnerPrincipal) or is_sales_staff(request.user)
-
-
 class IsPartnerOrWebhookEditor(IsPartnerOrSalesStaff):
     """Webhooks: the partner changes its own; the sales team reads every partner's, and only the
     roles of ``quotes.roles.may_change_partner_webhooks`` (managers, the admin) change them."""
@@ -136,28 +76,3 @@ class IsPartnerOrWebhookEditor(IsPartnerOrSalesStaff):
             return True
         self.message = _("Only a sales manager may change a partner's webhooks.")
         return False
-
-
-class PartnerKeyThrottle(SimpleRateThrottle):
-    """``API_PARTNER_RATE`` per key, whatever the endpoint."""
-
-    scope = "partner"
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if not isinstance(request.auth, ApiKey):
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": request.auth.pk}
-
-
-class AnonymousThrottle(SimpleRateThrottle):
-    """``API_ANON_RATE`` per client address for requests without a key or session."""
-
-    scope = "anon"
-
-    def get_cache_key(self, request: Request, view: Any) -> str | None:
-        if request.user is not None and request.user.is_authenticated:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
-
-    def get_ident(self, request: Request) -> str:
-        return client_ip(request)  # NUM_PROXIES: the same address as every per-address rule

@@ -29,6 +29,7 @@ from gpuquote.api.fields import (
     BoundedIntegerField,
     SingleLineCharField,
 )
+from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
 
 
 def _ranged(path: str, *, integer: bool = False, help_text: str = "") -> serializers.Field:
@@ -228,20 +229,6 @@ class OptionSchema(serializers.Serializer):
 class ConfigurationResponseSchema(serializers.Serializer):
     options = OptionSchema(many=True)
     unmet = serializers.ListField(child=serializers.CharField())
-
-
-class ErrorSchema(serializers.Serializer):
-    """RFC 9457 problem details, plus ``errors`` naming every bad field (dotted paths)."""
-
-    type = serializers.URLField(help_text="Identifies the kind of problem (see docs/api.md).")
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    detail = serializers.CharField()
-    message = serializers.CharField(help_text="Same as detail (kept for earlier clients).")
-    errors = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="Field path -> messages; empty when the problem is not about fields.",
-    )
 
 
 class TcoRequestSchema(serializers.Serializer):

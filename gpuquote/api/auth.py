@@ -1,0 +1,113 @@
+"""Who is calling the API, as both apps' endpoints see it: a partner's key or a sales session.
+
+A partner request carries a ``PartnerPrincipal`` as ``request.user`` (set by the key
+authentication, ``quotes.api.auth.ApiKeyAuthentication``, which owns the key model);
+``request_partner`` gives the partner whose data the request may touch, or None for staff, who see
+everything. Staff means a sales role (``gpuquote.core.roles``), never ``is_staff`` alone.
+Throttles: one bucket per key (``partner`` rate) and the anonymous rate per client IP for the
+public calculators; wrong keys count against a budget per client IP (``API_KEY_FAILURE_RATE``).
+The client IP is ``gpuquote.core.client_ip`` (``NUM_PROXIES``) everywhere.
+
+Nothing here imports an app: the catalog's API uses these classes without depending on quotes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.throttling import SimpleRateThrottle
+
+from gpuquote.core.client_ip import client_ip
+from gpuquote.core.roles import sales_role
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerPrincipal:
+    """``request.user`` of a partner's request (not a Django user: partners never sign in).
+    ``partner`` and ``api_key`` are the quotes app's ``Partner`` and ``ApiKey`` rows."""
+
+    partner: Any
+    api_key: Any
+    is_authenticated: bool = True
+    is_anonymous: bool = False
+    is_staff: bool = False
+    is_superuser: bool = False
+    pk: None = None
+
+    def __str__(self) -> str:
+        return f"partner:{self.partner.pk}"
+
+
+class ApiKeyFailureThrottle(SimpleRateThrottle):
+    """``API_KEY_FAILURE_RATE`` wrong, expired or revoked keys per client address (guessing keys).
+    Only failures count; over the budget every keyed request from the address is refused."""
+
+    scope = "api_key_failure"
+
+    def get_rate(self) -> str:
+        return settings.API_KEY_FAILURE_RATE
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": client_ip(request)}
+
+    def over_budget(self, request: Request) -> bool:
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def failure_record(self) -> None:
+        """After ``over_budget``: count one more failure."""
+        self.throttle_success()
+
+
+def request_partner(request: Request) -> Any:
+    """The partner of a keyed request, or None (staff)."""
+    user = request.user
+    return user.partner if isinstance(user, PartnerPrincipal) else None
+
+
+def is_sales_staff(user: Any) -> bool:
+    """A signed-in member of the sales team (``gpuquote.core.roles``): ``is_staff`` alone is not."""
+    return not isinstance(user, PartnerPrincipal) and sales_role(user) is not None
+
+
+class IsPartnerOrSalesStaff(BasePermission):
+    """Partners (their own data) and the sales team (everything)."""
+
+    message = _("Call with a partner's API key, or sign in as a member of the sales team.")
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.user, PartnerPrincipal) or is_sales_staff(request.user)
+
+
+class PartnerKeyThrottle(SimpleRateThrottle):
+    """``API_PARTNER_RATE`` per key, whatever the endpoint."""
+
+    scope = "partner"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if not isinstance(request.user, PartnerPrincipal):
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": request.user.api_key.pk}
+
+
+class AnonymousThrottle(SimpleRateThrottle):
+    """``API_ANON_RATE`` per client address for requests without a key or session."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if request.user is not None and request.user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def get_ident(self, request: Request) -> str:
+        return client_ip(request)  # NUM_PROXIES: the same address as every per-address rule
