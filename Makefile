@@ -1,5 +1,6 @@
 # GPUQuote's front door: `make run` serves the app, `make test` runs the whole suite.
-# Both create .venv, install requirements-dev.txt (runtime + tools) and prepare the app;
+# Both create .venv, install the hashed lock file requirements-dev.txt (runtime + tools; `make lock`
+# refreshes it from requirements*.in) and prepare the app;
 # both are idempotent.
 PYTHON ?= python3
 VENV := .venv
@@ -9,25 +10,26 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 MANAGE := $(PY) manage.py
 
-.PHONY: run test setup prepare lint format bench worker beat web messages clean
+.PHONY: run test setup prepare lint format lock bench worker beat web messages clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.txt
 	touch $(STAMP)
 
 setup: $(STAMP)
 	@bash scripts/system-deps.sh
 
-# Settings profiles: DEBUG unset means production, which refuses to start without SECRET_KEY,
-# ALLOWED_HOSTS, DATABASE_URL and REDIS_URL (README, "Settings"). The development targets set
-# DEBUG=true themselves (a DEBUG in the environment wins), so they need no variables; pytest gets
-# its own profile (gpuquote.settings_test). `make web` is production-style: it needs them.
-DEV_TARGETS := run prepare lint test bench worker beat messages
-$(DEV_TARGETS): export DEBUG ?= true
+# Settings profiles (README, "Settings"): with DJANGO_SETTINGS_MODULE and DEBUG unset, manage.py,
+# gunicorn and Celery run production, which refuses to start without SECRET_KEY, ALLOWED_HOSTS,
+# DATABASE_URL and REDIS_URL. The development targets name the development profile themselves (a
+# DJANGO_SETTINGS_MODULE in the environment wins), so they need no variables; pytest runs on its
+# own profile (gpuquote.settings.test, pyproject.toml). `make web` runs production: it needs them.
+DEV_TARGETS := run prepare lint bench worker beat messages
+$(DEV_TARGETS): export DJANGO_SETTINGS_MODULE ?= gpuquote.settings.dev
+web: export DJANGO_SETTINGS_MODULE ?= gpuquote.settings.prod
 
 # Everything the app needs before it serves: translations, static files, schema, catalog.
 define PREPARE_APP
@@ -49,6 +51,18 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run -v 0
+	$(VENV)/bin/mypy
+
+# Lock files: requirements.in (runtime, what production installs) and requirements-dev.in (tests,
+# lint, types, benchmarks) are compiled into requirements.txt and requirements-dev.txt, every package
+# pinned with its hashes. Edit a *.in file, then `make lock`; existing pins are kept unless asked:
+# `make lock LOCK_FLAGS=--upgrade` (everything) or `LOCK_FLAGS="--upgrade-package django"`.
+PIP_COMPILE := CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile --quiet --generate-hashes \
+	--allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links $(LOCK_FLAGS)
+
+lock: setup
+	$(PIP_COMPILE) --output-file requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file requirements-dev.txt requirements-dev.in
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist), one test database each.
 TEST_WORKERS ?= 2
@@ -80,4 +94,4 @@ web: setup
 	$(VENV)/bin/gunicorn gpuquote.wsgi --bind $(HOST):$(PORT) --workers 3
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis

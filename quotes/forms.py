@@ -193,7 +193,7 @@ class WholeNumberField(_RangedNumberField):
         if value not in self.empty_values and value != value.to_integral_value():
             raise ValidationError(self.error_messages["whole"], code="whole")
 
-    def clean(self, value: Any) -> int | None:  # type: ignore[override]
+    def clean(self, value: Any) -> int | None:
         number = super().clean(value)
         if number is None:
             return None

@@ -7,6 +7,7 @@ the row. Webhook secrets must be readable to sign, so they are stored as they ar
 
 from __future__ import annotations
 
+import datetime
 import secrets
 import uuid
 
@@ -81,7 +82,7 @@ class ApiKey(models.Model):
     def __str__(self) -> str:
         return f"{self.partner} · {self.name} ({self.prefix}…)"
 
-    def usable(self, now: timezone.datetime | None = None) -> bool:
+    def usable(self, now: datetime.datetime | None = None) -> bool:
         now = now or timezone.now()
         return (
             self.revoked_at is None

@@ -25,7 +25,12 @@ from gpuquote.core.forms import (
 )
 from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
 
-PCT = {"min_value": Decimal(0), "max_value": Decimal(100), "decimal_places": 2, "max_digits": 5}
+PCT: dict[str, Any] = {
+    "min_value": Decimal(0),
+    "max_value": Decimal(100),
+    "decimal_places": 2,
+    "max_digits": 5,
+}
 
 
 class DashboardFilterForm(forms.Form):

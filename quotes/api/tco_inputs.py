@@ -18,7 +18,7 @@ from gpuquote.api.fields import BoundedDecimalField, BoundedIntegerField, Single
 DEFAULT_HORIZON_YEARS = 3
 DEFAULT_UTILIZATION = Decimal("0.7")
 DEFAULT_REGION = "FR"
-_MONEY = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
+_MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
 
 class TotalsConfigurationInput(serializers.Serializer):
