@@ -31,7 +31,7 @@ def _missing() -> str | None:
         return f"{CHROMIUM} is missing (bash scripts/system-deps.sh installs Debian's chromium)"
     for module in ("playwright", "axe_playwright_python"):
         if importlib.util.find_spec(module) is None:
-            return f"the Python package {module} is missing (pip install -r requirements.txt)"
+            return f"the Python package {module} is missing (pip install -r requirements-dev.txt)"
     return None
 
 
