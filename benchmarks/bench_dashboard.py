@@ -85,7 +85,7 @@ def main() -> bool:
     from django.test import Client
     from django.urls import reverse
 
-    from quotes.quote_services import REP_GROUP
+    from quotes.sales.services import REP_GROUP
 
     _clean()
     _populate()

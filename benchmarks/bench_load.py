@@ -289,7 +289,7 @@ def main() -> bool:
     from django.db import connection
 
     from quotes.models import Partner
-    from quotes.partner_services import api_key_issue, api_key_revoke
+    from quotes.partners.keys import api_key_issue, api_key_revoke
 
     seconds = int(os.environ.get("BENCH_LOAD_SECONDS") or DEFAULT_SECONDS)
     database = f"{connection.vendor} ({Path(str(connection.settings_dict['NAME'])).name})"

@@ -2,7 +2,7 @@
 
 ``prices_changed`` is sent by the price services inside the transaction that records the prices
 (a feed refresh, a price approved out of quarantine, a price added in the admin), so a receiver
-writing rows (the partners' ``price.changed`` webhook deliveries, ``quotes.webhook_relay``)
+writing rows (the partners' ``price.changed`` webhook deliveries, ``quotes.partners.relay``)
 commits or rolls back with them. Arguments:
 
 - ``source_name``: the price source's name (``ADMIN_SOURCE_NAME`` for prices added in the admin);

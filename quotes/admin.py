@@ -209,4 +209,4 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
 
 # Partners and their API keys.
-from quotes import partner_admin  # noqa: E402, F401
+from quotes.partners import admin as partners_admin  # noqa: E402, F401

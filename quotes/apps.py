@@ -8,6 +8,6 @@ class QuotesConfig(AppConfig):
 
     def ready(self) -> None:
         # Status and price announcements reach partner webhooks through one relay.
-        from quotes.webhook_relay import webhook_relay_connect
+        from quotes.partners.relay import webhook_relay_connect
 
         webhook_relay_connect()

@@ -23,12 +23,9 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from engine.assumptions import REGIONS, SPECS, AssumptionError, assumption_validate
+from engine.assumptions import SPECS, AssumptionError, assumption_validate
 from engine.builder import Environment
-from engine.checklist import Deployment
 from engine.model_registry import all_models
-from engine.money import CURRENCIES
-from engine.tco import MAX_HORIZON_YEARS, MAX_UTILIZATION, MIN_HORIZON_YEARS, MIN_UTILIZATION
 from engine.workload import (
     LIMITS,
     DataKind,
@@ -48,24 +45,29 @@ from gpuquote.core.numbers import (
     number_text_check,
 )
 from gpuquote.core.validators import number_message
+from quotes.advice.inputs import (
+    BUDGET_MAX,
+    CURRENCY_CHOICES,
+    DEFAULT_CURRENCY,
+    DEFAULT_HORIZON_YEARS,
+    DEFAULT_REGION,
+    DEFAULT_UTILIZATION_PCT,
+    GROWTH_GPUS_MAX,
+    MAX_HORIZON_YEARS,
+    MAX_UTILIZATION_PCT,
+    MIN_HORIZON_YEARS,
+    MIN_UTILIZATION_PCT,
+    REGIONS,
+    WIZARD_DEFAULT_DEPLOYMENT,
+    Deployment,
+    Uptime,
+)
 from quotes.presenters import text
 from quotes.templatetags.money import number_localized
 
 CUSTOM_MODEL = "custom"
-# Growth slots per server; the same bound as the configurations API (``growth_gpus``).
-GROWTH_GPUS_MAX = 16
-BUDGET_MAX = Decimal("999999999999.99")  # the API's 14 digits with cents
-DEFAULT_UTILIZATION_PCT = 70
-
-
-class Uptime:
-    FLEXIBLE = "flexible"
-    BUSINESS_HOURS = "business_hours"
-    ALWAYS_ON = "always_on"
-
-
-# A first guess of the GPUs' busy share for each uptime answer (step 4 pre-fills it).
-UTILIZATION_PCT_FOR_UPTIME = {Uptime.FLEXIBLE: 50, Uptime.BUSINESS_HOURS: 30, Uptime.ALWAYS_ON: 70}
+# The values, defaults and bounds of the answers (and uptime -> utilisation) are shared with the
+# API and the quotes: ``quotes.advice.inputs``. This module adds the words.
 
 REGION_NAMES = {
     "FR": _("France"),
@@ -629,19 +631,19 @@ class DeploymentForm(WizardStepForm):
             (Deployment.NOT_SURE.value, _("Not sure yet")),
         ],
         widget=forms.RadioSelect,
-        initial=Deployment.NOT_SURE.value,
+        initial=WIZARD_DEFAULT_DEPLOYMENT,
     )
     region = forms.ChoiceField(
         label=_("Region"),
         choices=[(code, REGION_NAMES[code]) for code in REGIONS],
-        initial="FR",
+        initial=DEFAULT_REGION,
         help_text=_("Sets the electricity price, cooling overhead (PUE) and grid carbon."),
     )
     currency = forms.ChoiceField(
         label=_("Currency"),
-        choices=[(code, code) for code in CURRENCIES],
+        choices=CURRENCY_CHOICES,
         widget=forms.RadioSelect,
-        initial="EUR",
+        initial=DEFAULT_CURRENCY,
     )
     electricity_price = DecimalNumberField(
         minimum=_spec_bounds("electricity_price_per_kwh")[0],
@@ -659,11 +661,11 @@ class DeploymentForm(WizardStepForm):
         minimum=MIN_HORIZON_YEARS,
         maximum=MAX_HORIZON_YEARS,
         label=_("Compare costs over how many years?"),
-        initial=3,
+        initial=DEFAULT_HORIZON_YEARS,
     )
     utilization_pct = WholeNumberField(
-        minimum=MIN_UTILIZATION * 100,
-        maximum=MAX_UTILIZATION * 100,
+        minimum=MIN_UTILIZATION_PCT,
+        maximum=MAX_UTILIZATION_PCT,
         label=_("Expected utilisation of the GPUs (%)"),
         initial=DEFAULT_UTILIZATION_PCT,
     )
@@ -721,7 +723,7 @@ class DeploymentForm(WizardStepForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        currency = data.get("currency") or "EUR"
+        currency = data.get("currency") or DEFAULT_CURRENCY
         for field, name in (("electricity_price", "electricity_price_per_kwh"), ("pue", "pue")):
             value = data.get(field)
             if value is None or field in self.errors:

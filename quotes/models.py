@@ -17,13 +17,21 @@ from django_countries import countries
 from django_countries.fields import CountryField
 
 from engine.assumptions import (
-    REGIONS,
     SPECS,
     AssumptionError,
     assumption_validate,
     is_money,
 )
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
+from quotes.advice.inputs import (
+    CURRENCIES,
+    CURRENCY_CHOICES,
+    DEFAULT_CURRENCY,
+    DEFAULT_LANGUAGE,
+    REGION_CHOICES,
+    language_choices,
+    language_codes,
+)
 
 
 # The database's own check of a country code: two capitals (the model field checks the code is a
@@ -40,7 +48,7 @@ class RegionAssumption(models.Model):
     row), edited in the admin. A TCO result keeps a copy of the values it used.
     """
 
-    region = models.CharField(_("region"), max_length=2, choices=[(code, code) for code in REGIONS])
+    region = models.CharField(_("region"), max_length=2, choices=REGION_CHOICES)
     name = models.CharField(
         _("assumption"), max_length=48, choices=[(name, name) for name in SPECS]
     )
@@ -109,7 +117,7 @@ class WizardResult(models.Model):
     token = models.CharField(
         _("token"), max_length=64, unique=True, default=result_token_new, editable=False
     )
-    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    language = models.CharField(_("language"), max_length=8, choices=language_choices())
     answers = models.JSONField(_("answers"))
     result = models.JSONField(_("result"))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -124,7 +132,7 @@ class WizardResult(models.Model):
                 name="%(app_label)s_%(class)s_token_urlsafe",
             ),
             models.CheckConstraint(
-                condition=Q(language__in=[code for code, _name in settings.LANGUAGES]),
+                condition=Q(language__in=language_codes()),
                 name="%(app_label)s_%(class)s_language_known",
             ),
         ]
@@ -265,10 +273,10 @@ class Quote(models.Model):
     vat_number = models.CharField(_("VAT number"), max_length=20, blank=True)
     is_business = models.BooleanField(_("business customer"), default=True)
     language = models.CharField(
-        _("language"), max_length=8, choices=settings.LANGUAGES, default="en"
+        _("language"), max_length=8, choices=language_choices(), default=DEFAULT_LANGUAGE
     )
     currency = models.CharField(
-        _("currency"), max_length=3, choices=[("EUR", "EUR"), ("USD", "USD")], default="EUR"
+        _("currency"), max_length=3, choices=CURRENCY_CHOICES, default=DEFAULT_CURRENCY
     )
     exchange_rate = models.DecimalField(
         _("exchange rate"),
@@ -344,7 +352,7 @@ class Quote(models.Model):
                 name="%(app_label)s_%(class)s_origin_known",
             ),
             models.CheckConstraint(
-                condition=Q(currency__in=["EUR", "USD"]),
+                condition=Q(currency__in=list(CURRENCIES)),
                 name="%(app_label)s_%(class)s_currency_known",
             ),
             models.CheckConstraint(
@@ -606,7 +614,7 @@ class OutboxJob(models.Model):
 
 
 # The partner API's models live in their own module of the same app.
-from quotes.partner_models import (  # noqa: E402, F401
+from quotes.partners.models import (  # noqa: E402, F401
     ApiKey,
     DeliveryStatus,
     IdempotencyRecord,

@@ -1,4 +1,4 @@
-"""What the sales code announces, for the partner side to relay (``quotes.webhook_relay``): the
+"""What the sales code announces, for the partner side to relay (``quotes.partners.relay``): the
 sales services send, they never import webhook code.
 
 ``quote_status_changed`` is sent by the service that records the quote's event, inside the

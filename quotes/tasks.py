@@ -16,14 +16,18 @@ import smtplib
 from celery import shared_task
 
 from gpuquote.core.outbox import outbox_jobs_redispatch
-from quotes.quote_services import (
+from quotes.partners.webhooks.delivery import (
+    DELIVER_WEBHOOK_TASK,
+    WebhookDeliveryError,
+    webhook_deliver,
+)
+from quotes.sales.services import (
     NOTIFY_QUOTE_ANSWER_TASK,
     SEND_QUOTE_EMAIL_TASK,
     quote_answer_notify,
     quote_email_send,
     quote_expire_due,
 )
-from quotes.webhooks import DELIVER_WEBHOOK_TASK, WebhookDeliveryError, webhook_deliver
 
 RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
 

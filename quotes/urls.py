@@ -14,5 +14,5 @@ urlpatterns = [
     path("r/<slug:token>/checklist.pdf", views.checklist_pdf, name="checklist_pdf"),
     path("r/<slug:token>/quote/", views.quote_request, name="quote_request"),
     path("r/<slug:token>/quote/sent/", views.quote_sent, name="quote_sent"),
-    path("", include("quotes.staff_urls")),  # /staff/... and the customer's /q/<token>/
+    path("", include("quotes.sales.urls")),  # /staff/... and the customer's /q/<token>/
 ]

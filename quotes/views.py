@@ -29,12 +29,12 @@ from engine.money import Money
 from engine.tco import TcoInputError
 from gpuquote.core.ratelimit import rate_limited
 from quotes import charts, pdf
+from quotes.advice.inputs import utilization_pct_for_uptime
 from quotes.forms import (
     REGION_NAMES,
     STEP_FORMS,
     STEP_TITLES,
     STEPS,
-    UTILIZATION_PCT_FOR_UPTIME,
     DataForm,
     DeploymentForm,
     QuoteRequestForm,
@@ -232,9 +232,9 @@ def wizard_step(request: HttpRequest, step: str = STEPS[0]) -> HttpResponse:
 
 def _initial_for(step: str, stored: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
     if step == "deployment":
-        uptime = (stored.get("usage") or {}).get("uptime")
-        if uptime in UTILIZATION_PCT_FOR_UPTIME:
-            return {"utilization_pct": UTILIZATION_PCT_FOR_UPTIME[uptime]}
+        suggested = utilization_pct_for_uptime((stored.get("usage") or {}).get("uptime"))
+        if suggested is not None:
+            return {"utilization_pct": suggested}
     return {}
 
 

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import translation
@@ -33,6 +32,7 @@ from engine.parts import GpuClass, GpuSpec
 from engine.sizing import Sizing, size
 from engine.workload import Sharding, Workload, workload_from_dict
 from gpuquote.core.countries import country_code_normalize
+from quotes.advice.inputs import language_codes
 from quotes.api.tco_inputs import configuration_parse
 from quotes.models import QuoteRequest, WizardResult
 from quotes.presenters import build_to_dict, option_to_dict, sizing_to_dict, tco_to_dict
@@ -151,7 +151,7 @@ def wizard_result_compute(*, inputs: WizardInputs) -> dict[str, Any]:
     defaults = assumptions_get(region=inputs.region, currency=currency)
     price_ages = price_ages_get(currency=currency)
     by_language = {}
-    for code, _name in settings.LANGUAGES:
+    for code in language_codes():
         with translation.override(code):
             by_language[code] = {
                 "sizing": sizing_to_dict(advice.sizing),

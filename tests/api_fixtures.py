@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quotes.models import Partner
-from quotes.partner_services import api_key_issue
+from quotes.partners.keys import api_key_issue
 
 
 def partner_key(name: str = "Acme Cloud", **key_fields) -> tuple[Partner, str]:

@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from quotes.models import ApiKey, Webhook
-from quotes.partner_services import api_key_revoke
+from quotes.partners.keys import api_key_revoke
 from tests.api_fixtures import auth, partner_key
 
 # Webhook URLs are resolved when registered: *.example names resolve without the network.

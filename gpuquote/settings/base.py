@@ -296,7 +296,7 @@ PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_MAX_SEC
 
 # Sales quotes: the discount a sales rep may grant without a manager (percent, over the whole
 # contract), how long a quote is valid, and who hears about the customers' answers.
-# A decimal string (quotes.quote_services reads it as Decimal), e.g. "10" or "12.5".
+# A decimal string (quotes.sales.selectors reads it as Decimal), e.g. "10" or "12.5".
 QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT = env_str("QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT", "10")
 QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")

@@ -25,7 +25,7 @@ from gpuquote.api.auth import PartnerPrincipal as PartnerPrincipal
 from gpuquote.api.auth import is_sales_staff as is_sales_staff
 from gpuquote.api.auth import request_partner as request_partner
 from quotes.models import ApiKey
-from quotes.partner_services import api_key_authenticate
+from quotes.partners.keys import api_key_authenticate
 from quotes.roles import may_change_partner_webhooks, sales_role
 
 SCHEMES = ("api-key", "bearer")

@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from engine.builder import Environment
-from engine.money import CURRENCIES
 from engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
 from engine.workload import Workload, WorkloadError, workload_from_dict
 from gpuquote.api.errors import InputError
@@ -18,6 +17,13 @@ from gpuquote.api.fields import (
     BoundedFloatField,
     BoundedIntegerField,
     SingleLineCharField,
+)
+from quotes.advice.inputs import (
+    BUDGET_DECIMAL_PLACES,
+    BUDGET_MAX_DIGITS,
+    CURRENCIES,
+    DEFAULT_CURRENCY,
+    GROWTH_GPUS_MAX,
 )
 from quotes.presenters import text
 
@@ -41,10 +47,14 @@ class ConfigurationInput(serializers.Serializer):
     workload = serializers.JSONField()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     budget = BoundedDecimalField(
-        max_digits=14, decimal_places=2, required=False, allow_null=True, min_value=0
+        max_digits=BUDGET_MAX_DIGITS,
+        decimal_places=BUDGET_DECIMAL_PLACES,
+        required=False,
+        allow_null=True,
+        min_value=0,
     )
-    currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
-    growth_gpus = BoundedIntegerField(default=0, min_value=0, max_value=16)
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), default=DEFAULT_CURRENCY)
+    growth_gpus = BoundedIntegerField(default=0, min_value=0, max_value=GROWTH_GPUS_MAX)
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Quotes over the API: the request a partner sends and the quote it gets back.
 
 The request carries what the wizard asks (a workload, production or experiment, hosting, region,
-currency, horizon) and the end customer; ``partner_quote_services`` runs the same computation
+currency, horizon) and the end customer; ``quotes.partners.quotes`` runs the same computation
 as the wizard and stores the quote with origin ``partner_api``.
 """
 
@@ -13,13 +13,9 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from engine.assumptions import REGIONS
 from engine.builder import Environment
-from engine.checklist import Deployment
-from engine.money import CURRENCIES
 from engine.numbering import display_number
 from engine.pricing import QuoteTotals
-from engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedIntegerField,
@@ -27,14 +23,30 @@ from gpuquote.api.fields import (
     SingleLineCharField,
 )
 from gpuquote.core.countries import vat_number_clean
+from quotes.advice.inputs import (
+    BUDGET_DECIMAL_PLACES,
+    BUDGET_MAX_DIGITS,
+    CURRENCIES,
+    DEFAULT_CURRENCY,
+    DEFAULT_HORIZON_YEARS,
+    DEFAULT_LANGUAGE,
+    DEFAULT_REGION,
+    DEPLOYMENTS,
+    GROWTH_GPUS_MAX,
+    MAX_HORIZON_YEARS,
+    MAX_UTILIZATION_PCT,
+    MIN_HORIZON_YEARS,
+    MIN_UTILIZATION_PCT,
+    PARTNER_DEFAULT_DEPLOYMENT,
+    PARTNER_DEFAULT_UPTIME,
+    PARTNER_DEFAULT_UTILIZATION_PCT,
+    REGIONS,
+    UPTIMES,
+    language_codes,
+)
 from quotes.api.schemas import WorkloadSchema
-from quotes.api.tco_inputs import DEFAULT_HORIZON_YEARS, DEFAULT_REGION
-from quotes.forms import DEFAULT_UTILIZATION_PCT, GROWTH_GPUS_MAX, Uptime
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
-from quotes.quote_services import quote_public_url, totals_to_dict
-
-# The wizard's own answers and bounds: a partner's request is the wizard's four steps in one.
-UPTIMES = (Uptime.FLEXIBLE, Uptime.BUSINESS_HOURS, Uptime.ALWAYS_ON)
+from quotes.sales.services import quote_public_url, totals_to_dict
 
 
 class CustomerInput(serializers.Serializer):
@@ -57,34 +69,39 @@ class CustomerInput(serializers.Serializer):
         return attrs
 
 
+# The wizard's four steps in one, with the wizard's answers and bounds (``advice.inputs``).
 class QuoteCreateInput(serializers.Serializer):
     customer = CustomerInput()
     workload = serializers.JSONField(help_text="As in POST /api/v1/sizing/.")
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     deployment = serializers.ChoiceField(
-        choices=[d.value for d in Deployment],
-        default=Deployment.ON_PREMISES.value,
+        choices=list(DEPLOYMENTS),
+        default=PARTNER_DEFAULT_DEPLOYMENT,
         help_text="managed: the quote adds the monthly managed-hosting line.",
     )
-    uptime = serializers.ChoiceField(choices=list(UPTIMES), default=Uptime.ALWAYS_ON)
+    uptime = serializers.ChoiceField(choices=list(UPTIMES), default=PARTNER_DEFAULT_UPTIME)
     growth_gpus = BoundedIntegerField(min_value=0, max_value=GROWTH_GPUS_MAX, default=0)
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
-    currency = serializers.ChoiceField(choices=list(CURRENCIES), default="EUR")
+    currency = serializers.ChoiceField(choices=list(CURRENCIES), default=DEFAULT_CURRENCY)
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
     )
     utilization_pct = BoundedDecimalField(
         max_digits=5,
         decimal_places=2,
-        min_value=Decimal(5),
-        max_value=Decimal(100),
-        default=Decimal(DEFAULT_UTILIZATION_PCT),
+        min_value=MIN_UTILIZATION_PCT,
+        max_value=MAX_UTILIZATION_PCT,
+        default=PARTNER_DEFAULT_UTILIZATION_PCT,
         help_text="Share of the time the GPUs are busy, for the TCO.",
     )
     budget = BoundedDecimalField(
-        max_digits=14, decimal_places=2, min_value=Decimal(0), required=False, allow_null=True
+        max_digits=BUDGET_MAX_DIGITS,
+        decimal_places=BUDGET_DECIMAL_PLACES,
+        min_value=Decimal(0),
+        required=False,
+        allow_null=True,
     )
-    language = serializers.ChoiceField(choices=["en", "fr"], default="en")
+    language = serializers.ChoiceField(choices=language_codes(), default=DEFAULT_LANGUAGE)
 
 
 class QuoteCreateSchema(QuoteCreateInput):

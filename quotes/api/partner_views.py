@@ -35,13 +35,10 @@ from quotes.api.partner_quotes import (
     quote_to_dict,
 )
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine
-from quotes.partner_quote_services import (
-    IdempotencyConflict,
-    partner_quote_create,
-    request_fingerprint,
-)
-from quotes.quote_pdf import quote_pdf_filename, quote_pdf_render
-from quotes.quote_selectors import revision_totals_get
+from quotes.partners.idempotency import IdempotencyConflict, request_fingerprint
+from quotes.partners.quotes import partner_quote_create
+from quotes.sales.pdf import quote_pdf_filename, quote_pdf_render
+from quotes.sales.selectors import revision_totals_get
 from quotes.wizard_services import WizardInputs
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"

@@ -7,13 +7,10 @@ documentation cannot drift from what is enforced.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from rest_framework import serializers
 
 from engine.builder import Environment
 from engine.model_registry import Modality
-from engine.money import CURRENCIES
 from engine.workload import (
     LIMITS,
     DataKind,
@@ -30,6 +27,16 @@ from gpuquote.api.fields import (
     SingleLineCharField,
 )
 from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
+from quotes.advice.inputs import (
+    BUDGET_DECIMAL_PLACES,
+    BUDGET_MAX_DIGITS,
+    CURRENCIES,
+    GROWTH_GPUS_MAX,
+    MAX_HORIZON_YEARS,
+    MAX_UTILIZATION,
+    MIN_HORIZON_YEARS,
+    MIN_UTILIZATION,
+)
 
 
 def _ranged(path: str, *, integer: bool = False, help_text: str = "") -> serializers.Field:
@@ -178,10 +185,14 @@ class ConfigurationRequestSchema(serializers.Serializer):
     workload = WorkloadSchema()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     budget = BoundedDecimalField(
-        max_digits=14, decimal_places=2, required=False, allow_null=True, min_value=0
+        max_digits=BUDGET_MAX_DIGITS,
+        decimal_places=BUDGET_DECIMAL_PLACES,
+        required=False,
+        allow_null=True,
+        min_value=0,
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
-    growth_gpus = BoundedIntegerField(required=False, min_value=0, max_value=16)
+    growth_gpus = BoundedIntegerField(required=False, min_value=0, max_value=GROWTH_GPUS_MAX)
 
 
 class PartLineSchema(serializers.Serializer):
@@ -240,14 +251,17 @@ class TcoRequestSchema(serializers.Serializer):
     )
     workload = WorkloadSchema(required=False, help_text="Instead of a configuration: build one.")
     environment = serializers.ChoiceField(choices=[e.value for e in Environment], required=False)
-    horizon_years = BoundedIntegerField(min_value=1, max_value=7, required=False)
+    horizon_years = BoundedIntegerField(
+        min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, required=False
+    )
     utilization = BoundedDecimalField(
         max_digits=4,
         decimal_places=3,
-        min_value=Decimal("0.05"),
-        max_value=Decimal(1),
+        min_value=MIN_UTILIZATION,
+        max_value=MAX_UTILIZATION,
         required=False,
     )
+    # The set of ``REGIONS`` in the order the schema has always listed it (a test keeps them equal).
     region = serializers.ChoiceField(choices=["FR", "DE", "US", "GB"], required=False)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
     electricity_price_per_kwh = BoundedDecimalField(16, 6, required=False)

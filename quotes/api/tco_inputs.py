@@ -8,16 +8,25 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from engine.assumptions import REGIONS, SPECS
+from engine.assumptions import SPECS
 from engine.builder import Environment
-from engine.money import CURRENCIES, Money
-from engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, TcoConfiguration
+from engine.money import Money
+from engine.tco import TcoConfiguration
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import BoundedDecimalField, BoundedIntegerField, SingleLineCharField
+from quotes.advice.inputs import (
+    API_DEFAULT_UTILIZATION,
+    CURRENCIES,
+    DEFAULT_HORIZON_YEARS,
+    DEFAULT_REGION,
+    MAX_HORIZON_YEARS,
+    MAX_UTILIZATION,
+    MIN_HORIZON_YEARS,
+    MIN_UTILIZATION,
+    REGIONS,
+    TCO_DEFAULT_ENVIRONMENT,
+)
 
-DEFAULT_HORIZON_YEARS = 3
-DEFAULT_UTILIZATION = Decimal("0.7")
-DEFAULT_REGION = "FR"
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
 
@@ -70,7 +79,7 @@ class TcoInput(serializers.Serializer):
     configuration = serializers.JSONField(required=False)
     workload = serializers.JSONField(required=False)
     environment = serializers.ChoiceField(
-        choices=[e.value for e in Environment], default=Environment.PRODUCTION.value
+        choices=[e.value for e in Environment], default=TCO_DEFAULT_ENVIRONMENT
     )
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
@@ -78,9 +87,9 @@ class TcoInput(serializers.Serializer):
     utilization = BoundedDecimalField(
         max_digits=4,
         decimal_places=3,
-        min_value=Decimal("0.05"),
-        max_value=Decimal(1),
-        default=DEFAULT_UTILIZATION,
+        min_value=MIN_UTILIZATION,
+        max_value=MAX_UTILIZATION,
+        default=API_DEFAULT_UTILIZATION,
     )
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)

@@ -18,6 +18,7 @@ from engine.money import Money
 from engine.sizing import min_gpus, size
 from engine.tco import TcoInputError
 from gpuquote.api.errors import InputError
+from quotes.advice.inputs import DEFAULT_CURRENCY
 from quotes.api import schemas
 from quotes.api.inputs import (
     ConfigurationInput,
@@ -151,7 +152,7 @@ class TcoView(APIView):
 def _build_for_tco(envelope: dict) -> BuiltOption:
     """The balanced option for a workload (the budget one when it is the only one)."""
     workload = workload_parse(envelope["workload"], prefix="workload")
-    currency = envelope.get("currency") or "EUR"
+    currency = envelope.get("currency") or DEFAULT_CURRENCY
     advice = advice_get(
         workload=workload, environment=Environment(envelope["environment"]), currency=currency
     )

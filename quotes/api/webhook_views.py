@@ -28,16 +28,11 @@ from quotes.api.auth import IsPartnerOrWebhookEditor, request_partner
 from quotes.api.inputs import validated
 from quotes.api.views import BAD_REQUEST, THROTTLED
 from quotes.models import Webhook, WebhookAttempt, WebhookDelivery
-from quotes.partner_models import WEBHOOK_EVENTS
-from quotes.webhooks import (
-    attempt_error_public,
-    webhook_create,
-    webhook_delete,
-    webhook_deliveries_queryset,
-    webhook_ping,
-    webhook_queryset,
-    webhook_update,
-)
+from quotes.partners.models import WEBHOOK_EVENTS
+from quotes.partners.webhooks.delivery import attempt_error_public
+from quotes.partners.webhooks.events import webhook_ping
+from quotes.partners.webhooks.registration import webhook_create, webhook_delete, webhook_update
+from quotes.partners.webhooks.selectors import webhook_deliveries_queryset, webhook_queryset
 
 UNAUTHENTICATED = OpenApiResponse(
     schemas.ErrorSchema, description="No API key (or staff session), or an unusable key."

@@ -6,7 +6,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import quotes.partner_models
+import quotes.partners.models
 
 
 class Migration(migrations.Migration):
@@ -72,7 +72,7 @@ class Migration(migrations.Migration):
                 (
                     "secret",
                     models.CharField(
-                        default=quotes.partner_models.webhook_secret_new,
+                        default=quotes.partners.models.webhook_secret_new,
                         editable=False,
                         max_length=80,
                         verbose_name="signing secret",
@@ -81,7 +81,7 @@ class Migration(migrations.Migration):
                 (
                     "events",
                     models.JSONField(
-                        default=quotes.partner_models.webhook_events_default, verbose_name="events"
+                        default=quotes.partners.models.webhook_events_default, verbose_name="events"
                     ),
                 ),
                 ("is_active", models.BooleanField(default=True, verbose_name="active")),

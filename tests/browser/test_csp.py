@@ -14,7 +14,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from quotes import quote_services as services
+from quotes.sales import services
 from tests.browser.test_staff_quote import sign_in
 from tests.browser.test_wizard import NEXT, fill_step
 from tests.quotes.test_quote_services import _user, wizard_request_make

@@ -13,8 +13,8 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent
+from quotes.sales import services
 from tests.quotes.test_quote_services import _user, wizard_request_make
 
 pytestmark = [

@@ -26,8 +26,8 @@ from catalog.models import Chassis, Cpu, Gpu, Part, Price, PriceKind
 from catalog.selectors import current_price_queryset, price_is_stale
 from catalog.services import price_record
 from engine.money import CURRENCIES
-from quotes.partner_services import api_key_issue, api_key_revoke
-from quotes.quote_services import REP_GROUP
+from quotes.partners.keys import api_key_issue, api_key_revoke
+from quotes.sales.services import REP_GROUP
 from tests.api_fixtures import auth, partner_key
 from tests.factories import gpu_make
 

@@ -17,10 +17,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gpuquote.api.signing import signature_verify
-from quotes import quote_services
 from quotes.api.auth import AnonymousThrottle, PartnerKeyThrottle
 from quotes.models import ApiKey, Quote, Webhook, WebhookDelivery
-from quotes.partner_services import api_key_revoke
+from quotes.partners.keys import api_key_revoke
+from quotes.sales import services as quote_services
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.test_quote_services import _user
 

@@ -14,10 +14,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
-from quotes import quote_build_services as build_services
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent, QuoteRequest
-from quotes.quote_selectors import quote_server_review_get
+from quotes.sales import services
+from quotes.sales.selectors import quote_server_review_get
+from quotes.sales.services import build as build_services
 from tests.quotes.test_quote_services import _user
 from tests.quotes.test_wizard_views import QUOTE, _result, _walk
 from tests.quotes.wizard_cases import CASES

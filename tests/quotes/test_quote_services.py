@@ -13,9 +13,9 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision, WizardResult
-from quotes.quote_selectors import revision_totals_get
+from quotes.sales import services
+from quotes.sales.selectors import revision_totals_get
 from quotes.tasks import expire_quotes
 from tests.factories import gpu_make, price_make
 

@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 from pypdf import PdfReader
 
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent
+from quotes.sales import services
 from tests.quotes.test_quote_services import _user, quote_make, wizard_request_make
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from catalog.models import Price, PriceRefreshRun, PriceSource, QuarantinedPrice
 from catalog.services import prices_add, quarantined_price_approve
 from catalog.signals import ADMIN_SOURCE_NAME, prices_changed
 from quotes.models import Webhook, WebhookDelivery
+from quotes.partners.relay import prices_changed_relay, quote_status_changed_relay
 from quotes.signals import quote_status_changed
-from quotes.webhook_relay import prices_changed_relay, quote_status_changed_relay
 from tests.api_fixtures import partner_key
 from tests.factories import gpu_make, price_make
 

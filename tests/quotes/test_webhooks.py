@@ -23,7 +23,6 @@ from catalog.models import PriceSource
 from catalog.services import price_source_refresh
 from gpuquote.api.signing import SIGNATURE_HEADER, signature_verify
 from gpuquote.celery import app
-from quotes import webhooks
 from quotes.models import (
     DeliveryStatus,
     Partner,
@@ -32,17 +31,18 @@ from quotes.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-from quotes.partner_services import api_key_revoke
-from quotes.quote_services import quote_create
-from quotes.tasks import WEBHOOK_MAX_RETRIES, deliver_webhook
-from quotes.webhooks import (
+from quotes.partners.keys import api_key_revoke
+from quotes.partners.webhooks import delivery as webhook_delivery
+from quotes.partners.webhooks.delivery import WebhookDeliveryError, webhook_deliver
+from quotes.partners.webhooks.events import (
     PRICE_CHANGES_PER_EVENT,
-    WebhookDeliveryError,
-    webhook_deliver,
     webhook_event_emit,
     webhooks_prices_changed,
     webhooks_quote_status_changed,
 )
+from quotes.partners.webhooks.registration import WEBHOOKS_PER_PARTNER_MAX
+from quotes.sales.services import quote_create
+from quotes.tasks import WEBHOOK_MAX_RETRIES, deliver_webhook
 from tests.api_fixtures import auth, partner_key
 from tests.factories import cpu_make, gpu_make, price_make
 
@@ -221,7 +221,7 @@ def test_an_unreachable_receiver_is_recorded_as_unreachable_only(acme, outbound_
 
 
 def test_a_slow_receiver_times_out(receiver, acme, monkeypatch):
-    monkeypatch.setattr(webhooks, "DELIVERY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(webhook_delivery, "DELIVERY_TIMEOUT_S", 0.2)
 
     def slow(request):
         time.sleep(0.6)
@@ -684,7 +684,7 @@ def test_plain_http_is_accepted_on_development_servers(
 
 
 def test_a_partner_registers_at_most_ten_webhooks(client, acme):
-    for n in range(webhooks.WEBHOOKS_PER_PARTNER_MAX):
+    for n in range(WEBHOOKS_PER_PARTNER_MAX):
         webhook_make(acme[0], f"https://acme.example/{n}")
 
     response = client.post(

@@ -20,7 +20,6 @@ from kombu import Connection
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from quotes import quote_services as services
 from quotes.models import (
     DeliveryStatus,
     OutboxJob,
@@ -31,8 +30,10 @@ from quotes.models import (
     WebhookDelivery,
 )
 from quotes.outbox import outbox_jobs_redispatch
+from quotes.partners.webhooks.delivery import DELIVERY_HEADER, NO_ANSWER_RECORDED
+from quotes.partners.webhooks.events import webhook_ping
+from quotes.sales import services
 from quotes.tasks import send_quote_email
-from quotes.webhooks import DELIVERY_HEADER, NO_ANSWER_RECORDED, webhook_ping
 from tests.api_fixtures import partner_key
 from tests.quotes.test_quote_services import _user, quote_make
 from tests.workers import Gunicorn, http_server, wait_for, worker_database_url

@@ -20,7 +20,7 @@ from django_ratelimit.core import _get_ip
 
 from gpuquote.core.client_ip import client_ip
 from quotes.models import ApiKey, Quote, QuoteEvent, Webhook, WebhookDelivery
-from quotes.partner_services import api_key_revoke
+from quotes.partners.keys import api_key_revoke
 from quotes.roles import REP_GROUP
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.test_quote_services import wizard_request_make

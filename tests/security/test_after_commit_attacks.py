@@ -16,7 +16,6 @@ from django.test import Client
 from django.urls import reverse
 from kombu.exceptions import OperationalError
 
-from quotes import quote_services as services
 from quotes.models import (
     DeliveryStatus,
     OutboxJob,
@@ -26,6 +25,7 @@ from quotes.models import (
     WebhookDelivery,
 )
 from quotes.outbox import outbox_jobs_redispatch
+from quotes.sales import services
 from quotes.tasks import deliver_webhook, send_quote_email
 from tests.api_fixtures import partner_key
 from tests.quotes.test_quote_services import _user, quote_make

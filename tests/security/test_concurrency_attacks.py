@@ -110,7 +110,7 @@ SETUP = """
 import json
 from decimal import Decimal
 from django.contrib.auth.models import Group, User
-from quotes import quote_services as services
+from quotes.sales import services
 from quotes.models import WizardResult
 
 rep = User.objects.create_user(username="rep", password="not-a-real-password")

@@ -19,9 +19,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from quotes import forms as wizard_forms
-from quotes import quote_services as services
-from quotes import staff_forms
 from quotes.models import Quote, QuoteRequest
+from quotes.sales import forms as staff_forms
+from quotes.sales import services
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.test_quote_services import _user, quote_make
 from tests.quotes.wizard_cases import wizard_result_make

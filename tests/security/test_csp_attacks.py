@@ -51,7 +51,7 @@ def catalog():
 def site_pages(client, catalog, django_user_model) -> list[str]:
     """Every kind of HTML page a visitor, a customer or the sales team sees."""
     result = wizard_result_make(client)
-    from quotes import quote_services as services
+    from quotes.sales import services
 
     rep = _user(django_user_model, "rep", services.REP_GROUP)
     quote = quote_make(rep)
@@ -83,7 +83,7 @@ def test_error_pages_carry_the_policy(client, settings):
 
 
 def test_staff_screens_forbid_inline_script_and_style(client, django_user_model):
-    from quotes import quote_services as services
+    from quotes.sales import services
 
     rep = _user(django_user_model, "rep", services.REP_GROUP)
     quote = quote_make(rep)

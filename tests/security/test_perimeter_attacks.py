@@ -15,8 +15,8 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 
 from quotes import pdf
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteEvent, QuoteRequest, WizardResult
+from quotes.sales import services
 from tests.quotes.test_quote_services import _user, quote_make
 from tests.quotes.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 

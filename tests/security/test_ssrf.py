@@ -26,7 +26,8 @@ from gpuquote.core.outbound import (
     outbound_target,
 )
 from quotes.models import DeliveryStatus, Webhook, WebhookAttempt
-from quotes.webhooks import webhook_deliver, webhook_event_emit
+from quotes.partners.webhooks.delivery import webhook_deliver
+from quotes.partners.webhooks.events import webhook_event_emit
 from tests.api_fixtures import auth, partner_key
 
 WEBHOOKS = reverse("api:webhooks")

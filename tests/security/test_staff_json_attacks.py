@@ -2,7 +2,7 @@
 
 import pytest
 
-from quotes.staff_forms import WorkloadForm
+from quotes.sales.forms import WorkloadForm
 
 
 def _form(workload_json: str) -> WorkloadForm:

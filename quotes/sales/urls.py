@@ -6,7 +6,7 @@ Included from ``quotes/urls.py``, so names are ``wizard:staff:<name>``.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from quotes import staff_views as views
+from quotes.sales import views
 
 app_name = "staff"
 

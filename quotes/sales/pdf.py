@@ -15,7 +15,7 @@ from engine.numbering import display_number
 from engine.pricing import QuoteTotals
 from quotes import charts, pdf
 from quotes.models import Quote, QuoteRevision
-from quotes.quote_selectors import revision_lines_get, revision_totals_get
+from quotes.sales.selectors import revision_lines_get, revision_totals_get
 from quotes.templatetags.money import money_format
 
 

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from quotes.models import ApiKey, Partner
-from quotes.partner_services import api_key_revoke, api_key_secret_assign
+from quotes.partners.keys import api_key_revoke, api_key_secret_assign
 
 
 class ApiKeyInline(admin.TabularInline):

@@ -22,17 +22,17 @@ from engine.builder import Environment, Tier
 from engine.workload import WorkloadError, workload_from_dict
 from quotes.models import LineKindChoices, Quote, QuoteEventKind
 from quotes.presenters import text
-from quotes.quote_selectors import quote_workload_get
-from quotes.quote_services import (
-    LineInput,
-    _check_prices,
-    _editable,
-    _event,
-    _line_input,
-    _lines_create,
-    _lock,
-)
 from quotes.roles import user_role
+from quotes.sales.selectors import quote_workload_get
+from quotes.sales.services.common import (
+    LineInput,
+    event_record,
+    line_input,
+    lines_create,
+    prices_check,
+    quote_lock,
+    revision_editable,
+)
 from quotes.selectors import advice_get
 
 WIZARD_SOURCE = "wizard_result"
@@ -61,7 +61,7 @@ def quote_workload_set(
     """The job the quote answers. A quote made from the customer's wizard result keeps the
     customer's workload (its TCO belongs to it)."""
     user_role(user)
-    quote = _lock(quote)
+    quote = quote_lock(quote)
     if quote.status == "accepted":
         raise ValidationError(gettext("An accepted quote is final."))
     if (quote.snapshot or {}).get("source") == WIZARD_SOURCE:
@@ -83,7 +83,7 @@ def quote_workload_set(
         },
     }
     quote.save(update_fields=["snapshot", "updated_at"])
-    _event(
+    event_record(
         quote,
         QuoteEventKind.EDITED,
         user=user,
@@ -116,7 +116,7 @@ def quote_option_apply(
     *, user: Any, quote: Quote, tier: str, today: dt.date | None = None
 ) -> Quote:
     """Replace the quote's catalog parts with the builder's ``tier`` option (services stay)."""
-    quote = _lock(quote)
+    quote = quote_lock(quote)
     advice = quote_proposals_get(quote=quote)
     option = None
     if advice is not None:
@@ -126,7 +126,7 @@ def quote_option_apply(
             gettext("The builder has no %(tier)s option for this workload any more.")
             % {"tier": tier}
         )
-    revision = _editable(
+    revision = revision_editable(
         quote,
         user=user,
         today=today or timezone.localdate(),
@@ -145,10 +145,10 @@ def quote_option_apply(
         )
         for part in option.parts
     ]
-    services = [_line_input(line) for line in kept]
-    _lines_create(revision, [*parts, *services])
-    _check_prices(quote, revision)
-    _event(
+    services = [line_input(line) for line in kept]
+    lines_create(revision, [*parts, *services])
+    prices_check(quote, revision)
+    event_record(
         quote,
         QuoteEventKind.EDITED,
         user=user,

@@ -1,6 +1,6 @@
 """The sales team's screens and the customer's private quote page.
 
-Plain Django views: each validates a form, calls one service from ``quote_services`` and
+Plain Django views: each validates a form, calls one service from ``quotes.sales.services`` and
 redirects (POST) or renders what a selector read (GET). Refusals from the services (the
 workflow's reasons, prices that do not add up) are shown as messages on the quote page.
 """
@@ -26,25 +26,11 @@ from engine.numbering import display_number
 from engine.pricing import PricingError
 from engine.rules import rule_get
 from engine.workflow import allowed_actions
-from quotes import quote_build_services as build_services
-from quotes import quote_services as services
 from quotes.models import Quote, QuoteRequest
 from quotes.presenters import option_to_dict, text
-from quotes.quote_pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
-from quotes.quote_selectors import (
-    approval_threshold_pct,
-    quote_by_token_get,
-    quote_events_get,
-    quote_get,
-    quote_list,
-    quote_requests_new,
-    quote_revisions_get,
-    quote_server_review_get,
-    quote_status_counts,
-    quote_workload_get,
-)
 from quotes.roles import user_role
-from quotes.staff_forms import (
+from quotes.sales import services
+from quotes.sales.forms import (
     ActionForm,
     CustomerAnswerForm,
     DashboardFilterForm,
@@ -57,6 +43,20 @@ from quotes.staff_forms import (
     TermsForm,
     WorkloadForm,
 )
+from quotes.sales.pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
+from quotes.sales.selectors import (
+    approval_threshold_pct,
+    quote_by_token_get,
+    quote_events_get,
+    quote_get,
+    quote_list,
+    quote_requests_new,
+    quote_revisions_get,
+    quote_server_review_get,
+    quote_status_counts,
+    quote_workload_get,
+)
+from quotes.sales.services import build as build_services
 
 LOGIN_URL = "wizard:staff:login"
 PAGE_SIZE = 25

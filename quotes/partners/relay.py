@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.signals import prices_changed
+from quotes.partners.webhooks.events import webhooks_prices_changed, webhooks_quote_status_changed
 from quotes.signals import quote_status_changed
-from quotes.webhooks import webhooks_prices_changed, webhooks_quote_status_changed
 
 
 def quote_status_changed_relay(
@@ -37,6 +37,8 @@ def prices_changed_relay(
 def webhook_relay_connect() -> None:
     """Subscribe the relay (idempotent: each receiver is connected once)."""
     quote_status_changed.connect(
-        quote_status_changed_relay, dispatch_uid="quotes.webhook_relay.quote_status_changed"
+        quote_status_changed_relay, dispatch_uid="quotes.partners.relay.quote_status_changed"
     )
-    prices_changed.connect(prices_changed_relay, dispatch_uid="quotes.webhook_relay.prices_changed")
+    prices_changed.connect(
+        prices_changed_relay, dispatch_uid="quotes.partners.relay.prices_changed"
+    )

@@ -1,5 +1,5 @@
 """Forms of the sales team's screens and of the customer's answer. Validation of one field
-lives here; rules spanning objects (the workflow, prices) live in ``quote_services``."""
+lives here; rules spanning objects (the workflow, prices) live in ``quotes.sales.services``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
@@ -23,6 +22,7 @@ from gpuquote.core.forms import (
     MultiLineField,
     SingleLineField,
 )
+from quotes.advice.inputs import CURRENCY_CHOICES, GROWTH_GPUS_MAX, language_choices
 from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
 
 PCT: dict[str, Any] = {
@@ -56,8 +56,8 @@ class QuoteCreateForm(forms.Form):
     country = CountryFormField(label=_("Country"))
     vat_number = SingleLineField(label=_("VAT number"), max_length=20, required=False)
     is_business = forms.BooleanField(label=_("Business customer"), required=False, initial=True)
-    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
-    currency = forms.ChoiceField(label=_("Currency"), choices=[("EUR", "EUR"), ("USD", "USD")])
+    language = forms.ChoiceField(label=_("Language"), choices=language_choices())
+    currency = forms.ChoiceField(label=_("Currency"), choices=CURRENCY_CHOICES)
     exchange_rate = BoundedDecimalField(
         label=_("Exchange rate"),
         required=False,
@@ -178,7 +178,7 @@ class WorkloadForm(forms.Form):
         ],
     )
     growth_gpus = BoundedIntegerField(
-        label=_("GPU slots kept free per server"), min_value=0, max_value=16, initial=0
+        label=_("GPU slots kept free per server"), min_value=0, max_value=GROWTH_GPUS_MAX, initial=0
     )
     workload_json = BoundedJSONField(
         label=_("Detailed workload (JSON, as in the REST API; replaces the fields above)"),

@@ -1,0 +1,95 @@
+"""E-mail: the sent quote to the customer, the customer's answer to the sales team. Each
+message goes out once: an event records it and a retried task finds it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from gpuquote.core.text import single_line
+from quotes.models import (
+    Quote,
+    QuoteEvent,
+    QuoteEventKind,
+    QuoteRevision,
+)
+from quotes.sales.services.common import event_record
+
+
+def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
+    """E-mail a sent revision's PDF to the customer, once: a second run (a retried task) finds
+    the ``email_sent`` event and sends nothing. Returns whether a message went out."""
+    from quotes.sales.pdf import quote_pdf_filename, quote_pdf_render
+
+    with transaction.atomic():
+        revision = (
+            QuoteRevision.objects.select_for_update().select_related("quote").get(pk=revision_id)
+        )
+        quote = revision.quote
+        if quote.pk != quote_id:
+            raise ValueError("the revision belongs to another quote")
+        already = QuoteEvent.objects.filter(
+            quote=quote, revision=revision, kind=QuoteEventKind.EMAIL_SENT
+        ).exists()
+        if already:
+            return False
+        with translation.override(quote.language):
+            document = quote_pdf_render(quote=quote, revision=revision)
+            link = settings.SITE_URL.rstrip("/") + quote_public_url(quote)
+            context = {"quote": quote, "revision": revision, "link": link}
+            # One line whatever a stored name holds: a line break would be a BadHeaderError.
+            subject = single_line(render_to_string("email/quote_subject.txt", context))
+            body = render_to_string("email/quote_sent.txt", context)
+            filename = quote_pdf_filename(quote=quote, revision=revision)
+        message = EmailMessage(subject=subject, body=body, to=[quote.email])
+        message.attach(filename, document, "application/pdf")
+        message.send()
+        event_record(
+            quote,
+            QuoteEventKind.EMAIL_SENT,
+            revision=revision,
+            data={"to": quote.email, "attachment": filename},
+        )
+    return True
+
+
+def quote_answer_notify(*, event_id: int) -> bool:
+    """Tell the sales team (``SALES_NOTIFICATION_EMAIL``) what a customer answered, once: the
+    answer's row is locked and a ``staff_notified`` event records the message, so a retried or
+    duplicated task finds it and sends nothing. Returns whether a message went out."""
+    with transaction.atomic():
+        event = (
+            QuoteEvent.objects.select_for_update(of=("self",))
+            .select_related("quote")
+            .filter(pk=event_id)
+            .first()
+        )
+        if event is None:
+            return False
+        quote = event.quote
+        already = QuoteEvent.objects.filter(
+            quote=quote, kind=QuoteEventKind.STAFF_NOTIFIED, data__answer_event=event.pk
+        ).exists()
+        if already:
+            return False
+        context = {"quote": quote, "event": event, "accepted": event.to_status == "accepted"}
+        subject = single_line(render_to_string("email/answer_subject.txt", context))
+        body = render_to_string("email/answer_notification.txt", context)
+        EmailMessage(subject=subject, body=body, to=[settings.SALES_NOTIFICATION_EMAIL]).send()
+        event_record(
+            quote,
+            QuoteEventKind.STAFF_NOTIFIED,
+            revision=event.revision,
+            data={"answer_event": event.pk, "to": settings.SALES_NOTIFICATION_EMAIL},
+        )
+    return True
+
+
+def quote_public_url(quote: Quote) -> str:
+    """The path of the customer's private link (the e-mail prefixes ``settings.SITE_URL``)."""
+    from django.urls import reverse
+
+    return reverse("wizard:staff:public", kwargs={"token": quote.token})

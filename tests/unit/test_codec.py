@@ -1,0 +1,108 @@
+"""Stored engine results read back as the same objects (``engine.codec``)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from types import MappingProxyType
+
+import pytest
+
+from engine.advice import advise
+from engine.assumptions import region_defaults
+from engine.builder import BuildResult, Environment
+from engine.codec import CodecError, decode, encode
+from engine.i18n import Message
+from engine.money import Money
+from engine.sizing import Sizing
+from engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
+from engine.workload import workload_from_dict
+from tests.unit import catalog_factory as make
+
+WORKLOADS = (
+    {"task": "inference", "model": "llama-3.1-70b", "inference": {"concurrent_requests": 16}},
+    {
+        "task": "fine_tuning",
+        "model": "llama-3.1-8b",
+        "training": {"method": "lora", "training_tokens": 10**8},
+        "data": {"kind": "text", "total_gb": 5},
+    },
+)
+
+
+def _stored(value):
+    """Through JSON text, as a database column holds it."""
+    return json.loads(json.dumps(encode(value)))
+
+
+@pytest.mark.parametrize("raw", WORKLOADS)
+def test_sizing_and_options_read_back_equal(raw):
+    catalog = make.snapshot(
+        make.h100_sxm(),
+        make.l40s(),
+        make.a100_pcie(),
+        make.chassis(),
+        make.pcie_chassis(),
+        make.epyc_9354(),
+        make.dimm(),
+        make.nvme_15tb(),
+        make.boot_ssd(),
+        make.nic(),
+    )
+    advice = advise(workload_from_dict(raw), catalog, environment=Environment.PRODUCTION)
+    assert advice.build.options, "the catalog builds at least one option to compare"
+    assert decode(Sizing, _stored(advice.sizing)) == advice.sizing
+    assert decode(BuildResult, _stored(advice.build)) == advice.build
+    # Rendering the read-back messages gives the same words.
+    again = decode(Sizing, _stored(advice.sizing))
+    assert [e.message.render() for e in again.explanations] == [
+        e.message.render() for e in advice.sizing.explanations
+    ]
+
+
+def test_a_tco_result_reads_back_equal_with_its_decimals_exact():
+    configuration = TcoConfiguration(
+        servers=2,
+        gpus_per_server=8,
+        gpu_model="NVIDIA H100 SXM5 80GB",
+        power_w=10200,
+        price=Money(Decimal("301234.57"), "EUR"),
+        rack_units=8,
+    )
+    result = compute_tco(
+        TcoInput(
+            configuration=configuration,
+            horizon_years=3,
+            utilization=Decimal("0.7"),
+            region="FR",
+            currency="EUR",
+            assumptions=region_defaults("FR", "EUR"),
+        )
+    )
+    back = decode(TcoResult, _stored(result))
+    assert back == result
+    assert back.on_premises.total.amount == result.on_premises.total.amount
+    assert str(back.utilization) == str(result.utilization)
+
+
+def test_message_parameters_keep_their_types():
+    nested = Message(
+        "%(gpu)s has %(gb)s GB", MappingProxyType({"gpu": Message("H100"), "gb": Decimal("80.0")})
+    )
+    back = decode(Message, _stored(nested))
+    assert back == nested
+    assert isinstance(back.params["gb"], Decimal) and str(back.params["gb"]) == "80.0"
+    assert back.render() == "H100 has 80.0 GB"
+
+
+def test_a_float_stored_as_a_json_integer_is_read_as_a_float():
+    stored = _stored(make.h100_sxm())
+    stored["memory_gb"] = 80  # PostgreSQL's jsonb gives 80.0 back as 80
+    assert isinstance(decode(type(make.h100_sxm()), stored).memory_gb, float)
+
+
+def test_data_of_the_wrong_shape_is_refused():
+    with pytest.raises(CodecError):
+        decode(Sizing, [])
+    with pytest.raises(CodecError):
+        encode(object())
