@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .builder import BuildNeeds, BuildResult, Environment, GpuFit, build_options
+from .builder import BuildNeeds, BuildResult, Environment, GpuFit, Option, build_options
 from .money import Money
 from .parts import CatalogSnapshot, GpuSpec
 from .sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from .tco import TcoConfiguration
 from .workload import Sharding, Workload
 
 
@@ -121,3 +122,22 @@ def advise(
         growth_gpus=growth_gpus,
     )
     return Advice(sizing=base, build=build_options(needs, catalog))
+
+
+def tco_configuration(option: Option) -> TcoConfiguration:
+    """A built option as the TCO model reads it: per-server figures of its identical servers."""
+    servers = option.servers
+    totals = option.totals
+    gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
+    managed = totals.managed_monthly_price
+    return TcoConfiguration(
+        servers=servers,
+        gpus_per_server=totals.gpus // servers,
+        gpu_model=gpu_names[0] if gpu_names else None,
+        power_w=totals.power_w,
+        price=Money(totals.price.amount / servers, totals.currency),
+        rack_units=totals.rack_units // servers,
+        managed_monthly_price=None
+        if managed is None
+        else Money(managed.amount / servers, managed.currency),
+    )
