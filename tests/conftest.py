@@ -38,11 +38,11 @@ def _fresh_catalog_snapshots(request):
     if request.node.get_closest_marker("django_db") is None:
         yield  # pure unit tests: no Django needed (they also run with -p no:django)
         return
-    from catalog import selectors
+    from catalog.selectors import snapshot
 
-    selectors._SNAPSHOTS.clear()
+    snapshot._SNAPSHOTS.clear()
     yield
-    selectors._SNAPSHOTS.clear()
+    snapshot._SNAPSHOTS.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """catalog.feeds.fetch against a local HTTP server (127.0.0.1): limits, errors, redirects, files."""
 
-import time
+import threading
 
 import pytest
 from werkzeug import Response
@@ -13,7 +13,7 @@ from catalog.feeds import (
     feed_open,
 )
 from gpuquote.core.outbound import OutboundPolicy
-from tests.workers import http_server
+from tests.workers import http_server, wait_until
 
 # The test server listens on 127.0.0.1: allowed explicitly, as OUTBOUND_ALLOW_PRIVATE_HOSTS does.
 LIMITS = FetchLimits(
@@ -80,27 +80,40 @@ def test_a_streamed_feed_is_cut_at_the_size_limit(httpserver_ipv4):
 
 
 def test_a_server_that_does_not_answer_times_out(httpserver_ipv4):
+    gave_up = threading.Event()
+
     def slow(_request):
-        time.sleep(1.0)
+        gave_up.wait(timeout=10)  # answers only once the client has timed out
         return Response("sku,price\n")
 
     httpserver_ipv4.expect_request("/slow").respond_with_handler(slow)
-    with pytest.raises(FeedTemporaryError, match=r"timed out after 0\.5 s"):
-        read(httpserver_ipv4.url_for("/slow"))
+    try:
+        with pytest.raises(FeedTemporaryError, match=r"timed out after 0\.5 s"):
+            read(httpserver_ipv4.url_for("/slow"))
+    finally:
+        gave_up.set()
+        wait_until(lambda: httpserver_ipv4.log, timeout=10, what="the slow answer")
 
 
 def test_a_server_dripping_bytes_hits_the_overall_deadline(httpserver_ipv4):
+    gave_up = threading.Event()
+
     def drip(_request):
         def chunks():
+            # One byte every 0.1 s, 2 s in all: twice the deadline. Stops once the client gave up.
             for _ in range(20):
-                time.sleep(0.1)
+                if gave_up.wait(timeout=0.1):
+                    return
                 yield b"x"
 
         return Response(chunks(), content_type="text/csv")
 
     httpserver_ipv4.expect_request("/drip").respond_with_handler(drip)
-    with pytest.raises(FeedTemporaryError, match="took longer than 1 s to download"):
-        read(httpserver_ipv4.url_for("/drip"))
+    try:
+        with pytest.raises(FeedTemporaryError, match="took longer than 1 s to download"):
+            read(httpserver_ipv4.url_for("/drip"))
+    finally:
+        gave_up.set()
 
 
 def test_a_truncated_body_is_temporary(httpserver_ipv4):

@@ -5,13 +5,13 @@ Feeds are served by a local HTTP server on 127.0.0.1 (pytest-httpserver_ipv4).
 
 import datetime as dt
 import json
+import threading
 from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 
-from catalog import services
 from catalog.feeds import FeedTemporaryError
 from catalog.models import (
     CloudPrice,
@@ -36,8 +36,11 @@ from catalog.services import (
     quarantined_price_approve,
     quarantined_price_reject,
 )
+from catalog.services import feed_apply as feed_apply_module
+from catalog.services import refresh as refresh_module
 from engine.money import Money
 from tests.factories import chassis_make, cpu_make, gpu_make, price_make
+from tests.workers import wait_until
 
 # Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).
 pytestmark = [
@@ -279,27 +282,31 @@ def test_a_feed_over_the_size_limit_fails_and_applies_nothing(httpserver_ipv4, c
 
 
 def test_a_slow_feed_times_out_as_a_temporary_failure(httpserver_ipv4, catalog, settings):
-    import time
-
     from werkzeug import Response
 
     settings.PRICE_FEED_FETCH_TIMEOUT_SECONDS = 0.2
+    gave_up = threading.Event()
 
     def slow(_request):
-        time.sleep(0.4)
+        gave_up.wait(timeout=10)  # answers only once the client has timed out
         return Response(GOOD_FEED)
 
     httpserver_ipv4.expect_request("/slow").respond_with_handler(slow)
     source = source_make(httpserver_ipv4.url_for("/slow"))
 
-    with pytest.raises(FeedTemporaryError, match="timed out"):
-        price_source_refresh(source_id=source.pk)
+    try:
+        with pytest.raises(FeedTemporaryError, match="timed out"):
+            price_source_refresh(source_id=source.pk)
+    finally:
+        gave_up.set()
+        # The session's server has one thread: let it finish the slow answer (logged once sent)
+        # before the next test uses it.
+        wait_until(lambda: httpserver_ipv4.log, timeout=10, what="the slow answer")
 
     run = source.runs.get()
     assert run.status == RunStatus.FAILED
     assert "timed out after 0.2 s" in run.message
     assert "retries with backoff" in run.message
-    time.sleep(0.3)  # let the server finish the slow answer before the next test
 
 
 def test_a_server_error_is_recorded_and_raised_for_the_task_to_retry(httpserver_ipv4, catalog):
@@ -507,7 +514,7 @@ def test_the_lock_is_released_after_success_and_failure(httpserver_ipv4, catalog
 
 def test_a_run_that_lost_its_lock_applies_nothing(httpserver_ipv4, catalog, monkeypatch):
     source = source_make(serve(httpserver_ipv4, GOOD_FEED))
-    real_open = services.feed_open
+    real_open = refresh_module.feed_open
 
     @contextmanager
     def open_then_lose_the_lock(location, *, limits):
@@ -516,7 +523,7 @@ def test_a_run_that_lost_its_lock_applies_nothing(httpserver_ipv4, catalog, monk
             PriceSource.objects.filter(pk=source.pk).update(lock_token="thief")
             yield fetched
 
-    monkeypatch.setattr(services, "feed_open", open_then_lose_the_lock)
+    monkeypatch.setattr(refresh_module, "feed_open", open_then_lose_the_lock)
     before = Price.objects.count()
 
     run = refresh(source)
@@ -537,15 +544,15 @@ def test_a_worker_killed_mid_run_loses_nothing_and_the_next_run_finishes(
 ):
     gpu = catalog[0]
     source = source_make(serve(httpserver_ipv4, GOOD_FEED))
-    real_apply = services._part_chunk_apply
+    real_apply = feed_apply_module.part_chunk_apply
 
     def apply_then_die(**kwargs):
         real_apply(**kwargs)  # rows written inside the transaction...
         raise WorkerKilledError  # ...then the process dies before it commits
 
     with monkeypatch.context() as patch:
-        patch.setattr(services, "_part_chunk_apply", apply_then_die)
-        patch.setattr(services, "_lease_release", lambda **kwargs: None)
+        patch.setattr(feed_apply_module, "part_chunk_apply", apply_then_die)
+        patch.setattr(refresh_module, "source_lease_release", lambda **kwargs: None)
         with pytest.raises(WorkerKilledError):
             price_source_refresh(source_id=source.pk)
 

@@ -1,0 +1,50 @@
+"""Reads from the catalog, by concern: current prices and their age, the catalog snapshot the
+builder works on, cloud prices per GPU-hour, and the partner API's offered parts. The public names
+are re-exported here."""
+
+from catalog.selectors.cloud import (
+    CloudPriceQuote,
+    cloud_price_current_get,
+    cloud_price_current_queryset,
+    cloud_prices_current_get,
+)
+from catalog.selectors.offered import (
+    catalog_changed_at_get,
+    offered_chassis_queryset,
+    offered_cpu_queryset,
+    offered_current_price_queryset,
+    offered_gpu_queryset,
+)
+from catalog.selectors.prices import (
+    PriceAge,
+    current_price_get,
+    current_price_queryset,
+    price_ages_get,
+    price_is_stale,
+    price_stale_before,
+    price_stale_expression,
+    stale_price_queryset,
+)
+from catalog.selectors.snapshot import catalog_snapshot_get, catalog_version_get
+
+__all__ = [
+    "CloudPriceQuote",
+    "PriceAge",
+    "catalog_changed_at_get",
+    "catalog_snapshot_get",
+    "catalog_version_get",
+    "cloud_price_current_get",
+    "cloud_price_current_queryset",
+    "cloud_prices_current_get",
+    "current_price_get",
+    "current_price_queryset",
+    "offered_chassis_queryset",
+    "offered_cpu_queryset",
+    "offered_current_price_queryset",
+    "offered_gpu_queryset",
+    "price_ages_get",
+    "price_is_stale",
+    "price_stale_before",
+    "price_stale_expression",
+    "stale_price_queryset",
+]

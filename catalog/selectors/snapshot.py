@@ -1,0 +1,203 @@
+"""The catalog snapshot: the offered parts with their current prices, as engine dataclasses.
+
+The builder and the advice work on a ``CatalogSnapshot``; it is built once per catalog version
+and currency, and kept per process until a part or a price changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+
+from django.db.models import Count, Max
+
+from catalog.models import (
+    Chassis,
+    Cpu,
+    Drive,
+    Gpu,
+    MemoryModule,
+    NetworkCard,
+    Part,
+    Price,
+    PriceKind,
+)
+from catalog.selectors.prices import current_price_queryset
+from engine import parts
+from engine.money import Money
+from engine.parts import CatalogSnapshot
+
+# A part's price in the snapshot's currency, by part id (None: no current price).
+PriceOf = Callable[[int], Money | None]
+
+
+def catalog_version_get() -> tuple:
+    """Changes whenever a part or a price changes: the key for caching snapshots."""
+    part_stats = Part.objects.aggregate(n=Count("id"), latest=Max("updated_at"))
+    price_stats = Price.objects.aggregate(n=Count("id"), latest=Max("id"))
+    return (part_stats["n"], part_stats["latest"], price_stats["n"], price_stats["latest"])
+
+
+def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
+    """The offered parts with their current prices in one currency, as engine dataclasses.
+
+    A part without a current purchase price in that currency is still listed (price None): the
+    builder does not offer it, but staff screens can show it.
+    """
+    version = catalog_version_get()
+    cached = _SNAPSHOTS.get(currency)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    snapshot = _snapshot_build(currency)
+    _SNAPSHOTS[currency] = (version, snapshot)
+    return snapshot
+
+
+# Per process, per currency: the latest snapshot and the catalog version it was built from.
+_SNAPSHOTS: dict[str, tuple[tuple, CatalogSnapshot]] = {}
+
+
+def _snapshot_build(currency: str) -> CatalogSnapshot:
+    purchase = _price_lookup(price_kind=PriceKind.PURCHASE, currency=currency)
+    managed = _price_lookup(price_kind=PriceKind.MANAGED_MONTHLY, currency=currency)
+    return CatalogSnapshot(
+        currency=currency,
+        gpus=tuple(_gpu_spec(g, purchase, managed) for g in Gpu.objects.filter(active=True)),
+        cpus=tuple(_cpu_spec(c, purchase) for c in Cpu.objects.filter(active=True)),
+        memory=tuple(_memory_spec(m, purchase) for m in MemoryModule.objects.filter(active=True)),
+        drives=tuple(_drive_spec(d, purchase) for d in Drive.objects.filter(active=True)),
+        nics=tuple(_nic_spec(n, purchase) for n in NetworkCard.objects.filter(active=True)),
+        chassis=tuple(
+            _chassis_spec(c, purchase, managed) for c in Chassis.objects.filter(active=True)
+        ),
+    )
+
+
+def _price_lookup(*, price_kind: str, currency: str) -> PriceOf:
+    """The current prices of one kind in ``currency`` (one query), looked up by part id."""
+    rows = current_price_queryset(price_kind=price_kind, currency=currency)
+    amounts: dict[int, Decimal] = dict(rows.values_list("part_id", "amount"))
+
+    def price_of(part_id: int) -> Money | None:
+        amount = amounts.get(part_id)
+        return None if amount is None else Money(amount, currency)
+
+    return price_of
+
+
+def _gpu_spec(g: Gpu, purchase: PriceOf, managed: PriceOf) -> parts.GpuSpec:
+    return parts.GpuSpec(
+        sku=g.sku,
+        name=str(g),
+        vendor=g.vendor,
+        memory_gb=float(g.memory_gb),
+        memory_bandwidth_gbs=float(g.memory_bandwidth_gbs),
+        bf16_tflops=float(g.bf16_tflops),
+        fp8_tflops=None if g.fp8_tflops is None else float(g.fp8_tflops),
+        tdp_w=g.tdp_w,
+        form_factor=parts.FormFactor(g.form_factor),
+        nvlink_gbs=None if g.nvlink_gbs is None else float(g.nvlink_gbs),
+        ecc=g.ecc,
+        gpu_class=parts.GpuClass(g.gpu_class),
+        pcie_gen=g.pcie_gen,
+        price=purchase(g.pk),
+        managed_monthly_price=managed(g.pk),
+    )
+
+
+def _cpu_spec(c: Cpu, purchase: PriceOf) -> parts.CpuSpec:
+    return parts.CpuSpec(
+        sku=c.sku,
+        name=str(c),
+        vendor=c.vendor,
+        socket=c.socket,
+        cores=c.cores,
+        threads=c.threads,
+        tdp_w=c.tdp_w,
+        memory_channels=c.memory_channels,
+        max_memory_gb=c.max_memory_gb,
+        pcie_gen=c.pcie_gen,
+        pcie_lanes=c.pcie_lanes,
+        server_grade=c.server_grade,
+        price=purchase(c.pk),
+    )
+
+
+def _memory_spec(m: MemoryModule, purchase: PriceOf) -> parts.MemorySpec:
+    return parts.MemorySpec(
+        sku=m.sku,
+        name=str(m),
+        capacity_gb=m.capacity_gb,
+        ddr_generation=m.ddr_generation,
+        speed_mts=m.speed_mts,
+        ecc=m.ecc,
+        registered=m.registered,
+        power_w=float(m.power_w),
+        price=purchase(m.pk),
+    )
+
+
+def _drive_spec(d: Drive, purchase: PriceOf) -> parts.DriveSpec:
+    return parts.DriveSpec(
+        sku=d.sku,
+        name=str(d),
+        kind=parts.DriveKind(d.drive_kind),
+        capacity_tb=float(d.capacity_tb),
+        read_mbs=d.read_mbs,
+        write_mbs=d.write_mbs,
+        endurance_dwpd=None if d.endurance_dwpd is None else float(d.endurance_dwpd),
+        power_w=float(d.power_w),
+        price=purchase(d.pk),
+    )
+
+
+def _nic_spec(n: NetworkCard, purchase: PriceOf) -> parts.NicSpec:
+    return parts.NicSpec(
+        sku=n.sku,
+        name=str(n),
+        speed_gbps=n.speed_gbps,
+        ports=n.ports,
+        infiniband=n.infiniband,
+        roce=n.roce,
+        pcie_lanes=n.pcie_lanes,
+        power_w=float(n.power_w),
+        price=purchase(n.pk),
+    )
+
+
+def _chassis_spec(c: Chassis, purchase: PriceOf, managed: PriceOf) -> parts.ChassisSpec:
+    return parts.ChassisSpec(
+        sku=c.sku,
+        name=str(c),
+        vendor=c.vendor,
+        rack_units=c.rack_units,
+        gpu_slots=c.gpu_slots,
+        gpu_form_factors=frozenset(
+            form
+            for form, accepted in (
+                (parts.FormFactor.SXM, c.accepts_sxm),
+                (parts.FormFactor.PCIE, c.accepts_pcie),
+                (parts.FormFactor.OAM, c.accepts_oam),
+            )
+            if accepted
+        ),
+        max_gpu_tdp_w=c.max_gpu_tdp_w,
+        nvswitch=c.nvswitch,
+        nvlink_bridge=c.nvlink_bridge,
+        pcie_switches=c.pcie_switches,
+        cpu_sockets=c.cpu_sockets,
+        cpu_socket_type=c.cpu_socket_type,
+        dimm_slots=c.dimm_slots,
+        ddr_generation=c.ddr_generation,
+        nvme_bays=c.nvme_bays,
+        pcie_gen=c.pcie_gen,
+        psu_count=c.psu_count,
+        psu_w=c.psu_w,
+        psu_redundant=c.psu_redundant,
+        cooling=parts.Cooling(c.cooling),
+        max_system_power_w=c.max_system_power_w,
+        base_power_w=c.base_power_w,
+        price=purchase(c.pk),
+        managed_monthly_price=managed(c.pk),
+        rack_mount=c.rack_mount,
+    )
