@@ -54,11 +54,18 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
     wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
     if workload.is_training:
         wanted.append(workload.training_or_default.gpus)
-    gpus = max(wanted)
-    sized = size(workload, gpu=profile, gpus=gpus)
-    if sized.fits is False and workload.is_training:
-        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus)
+    sized = sized_on(workload, gpu, max(wanted))
     return sized if sized.fits is not False else None
+
+
+def sized_on(workload: Workload, gpu: GpuSpec, gpus: int) -> Sizing:
+    """The job on ``gpus`` x ``gpu``; training that does not fit unsharded is sharded (ZeRO-3),
+    as the builder assumes when it counts the GPUs (one GPU has nothing to shard with)."""
+    profile = gpu_profile(gpu)
+    sized = size(workload, gpu=profile, gpus=gpus)
+    if sized.fits is False and workload.is_training and gpus > 1:
+        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus)
+    return sized
 
 
 def build_needs(
@@ -125,7 +132,8 @@ def advise(
 
 
 def tco_configuration(option: Option) -> TcoConfiguration:
-    """A built option as the TCO model reads it: per-server figures of its identical servers."""
+    """A built option as the TCO model reads it: per-server figures of its identical servers.
+    The totals are taken as shown to the customer, rounded to cents, then shared per server."""
     servers = option.servers
     totals = option.totals
     gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
@@ -135,9 +143,9 @@ def tco_configuration(option: Option) -> TcoConfiguration:
         gpus_per_server=totals.gpus // servers,
         gpu_model=gpu_names[0] if gpu_names else None,
         power_w=totals.power_w,
-        price=Money(totals.price.amount / servers, totals.currency),
+        price=Money(totals.price.rounded().amount / servers, totals.currency),
         rack_units=totals.rack_units // servers,
         managed_monthly_price=None
         if managed is None
-        else Money(managed.amount / servers, managed.currency),
+        else Money(managed.rounded().amount / servers, managed.currency),
     )

@@ -18,7 +18,7 @@ import datetime as dt
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from enum import Enum
 from typing import Any, TypeVar
@@ -89,92 +89,124 @@ def _param_encode(value: Any) -> Any:
 
 
 # --- Decoding ----------------------------------------------------------------------------------
+#
+# A decoder is compiled once per type (its hints read, its members' decoders found) and cached:
+# reading a stored result is then one call per value, not a walk of the type at every value.
+
+Decoder = Callable[[Any], Any]
 
 
 def decode(kind: type[T], data: Any) -> T:
     """``data`` (from ``encode``) read back as ``kind``."""
-    return typing.cast(T, _decode(kind, data))
+    return typing.cast(T, _decoder(typing.cast(Any, kind))(data))
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _decode(kind: Any, data: Any) -> Any:  # one branch per kind of type
+def _decoder(kind: Any) -> Decoder:  # one branch per kind of type
     if kind is Any:
-        return data
+        return _identity
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
-        return _union_decode(kind, data)
+        return _union_decoder(kind)
     if origin is not None:
-        return _generic_decode(kind, origin, data)
+        return _generic_decoder(kind, origin)
     if kind is type(None):
-        if data is not None:
-            raise CodecError("expected null")
-        return None
+        return _null
     if kind is Message:
-        return _message_decode(data)
+        return _message_decode
     if isinstance(kind, type) and issubclass(kind, Enum):
-        return kind(data)
+        return kind
     if kind is Decimal:
-        return Decimal(data)
+        return Decimal
     if kind is float:
-        return float(data)  # a JSON integer (PostgreSQL's jsonb drops ".0") is still a float here
+        return float  # a JSON integer (PostgreSQL's jsonb drops ".0") is still a float here
     if kind is bool or kind is int or kind is str:
-        if type(data) is not kind:
-            raise CodecError(f"expected {kind.__name__}, got {type(data).__name__}")
-        return data
+        return functools.partial(_exactly, kind)
     if kind is dt.date:
-        return dt.date.fromisoformat(data)
+        return dt.date.fromisoformat
     if dataclasses.is_dataclass(kind):
-        return _dataclass_decode(kind, data)
+        return _dataclass_decoder(kind)
     raise CodecError(f"cannot decode {kind!r}")
 
 
-def _union_decode(kind: Any, data: Any) -> Any:
+def _identity(data: Any) -> Any:
+    return data
+
+
+def _null(data: Any) -> None:
+    if data is not None:
+        raise CodecError("expected null")
+
+
+def _exactly(kind: type, data: Any) -> Any:
+    if type(data) is not kind:
+        raise CodecError(f"expected {kind.__name__}, got {type(data).__name__}")
+    return data
+
+
+def _union_decoder(kind: Any) -> Decoder:
     members = typing.get_args(kind)
-    if data is None and type(None) in members:
-        return None
     others = [member for member in members if member is not type(None)]
     if len(others) != 1:
         raise CodecError(f"ambiguous union {kind!r}")
-    return _decode(others[0], data)
+    inner = _decoder(others[0])
+    if type(None) not in members:
+        return inner
+    return lambda data: None if data is None else inner(data)
 
 
-def _generic_decode(kind: Any, origin: Any, data: Any) -> Any:
+def _generic_decoder(kind: Any, origin: Any) -> Decoder:
     args = typing.get_args(kind)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], item) for item in data)
-        return tuple(_decode(arg, item) for arg, item in zip(args, data, strict=True))
+            item = _decoder(args[0])
+            return lambda data: tuple(item(value) for value in _sequence(data))
+        items = [_decoder(arg) for arg in args]
+        return lambda data: tuple(
+            one(value) for one, value in zip(items, _sequence(data), strict=True)
+        )
     if origin is list:
-        return [_decode(args[0], item) for item in data]
+        item = _decoder(args[0])
+        return lambda data: [item(value) for value in _sequence(data)]
     if origin is dict or origin is Mapping:
-        key_kind, value_kind = args
-        decoded = {
-            _decode(key_kind, key): _decode(value_kind, value) for key, value in data.items()
-        }
+        key, value = _decoder(args[0]), _decoder(args[1])
         # A read-only view where the type promises only a Mapping, as the engine builds them.
-        return decoded if origin is dict else types.MappingProxyType(decoded)
+        wrap: Callable[[dict[Any, Any]], Any] = dict if origin is dict else types.MappingProxyType
+        return lambda data: wrap({key(k): value(v) for k, v in _object(data).items()})
     raise CodecError(f"cannot decode {kind!r}")
 
 
-def _dataclass_decode(kind: Any, data: Any) -> Any:
+def _sequence(data: Any) -> list[Any]:
+    if not isinstance(data, list):
+        raise CodecError(f"expected a list, got {type(data).__name__}")
+    return data
+
+
+def _object(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise CodecError(f"expected an object for {kind.__name__}")
-    hints = _hints(kind)
-    values = {
-        field.name: _decode(hints[field.name], data[field.name])
+        raise CodecError(f"expected an object, got {type(data).__name__}")
+    return data
+
+
+def _dataclass_decoder(kind: Any) -> Decoder:
+    hints = typing.get_type_hints(kind)
+    fields = [
+        (field.name, _decoder(hints[field.name]))
         for field in dataclasses.fields(kind)
-        if field.init and field.name in data
-    }
-    return kind(**values)
+        if field.init
+    ]
+
+    def decode_fields(data: Any) -> Any:
+        found = _object(data)
+        return kind(**{name: one(found[name]) for name, one in fields if name in found})
+
+    return decode_fields
 
 
 def _message_decode(data: Any) -> Message:
-    params = {name: _param_decode(value) for name, value in data["params"].items()}
-    return Message(data["template"], types.MappingProxyType(params))
+    found = _object(data)
+    params = {name: _param_decode(value) for name, value in found["params"].items()}
+    return Message(found["template"], types.MappingProxyType(params))
 
 
 def _param_decode(value: Any) -> Any:

@@ -1,7 +1,8 @@
 """The catalog as the engine sees it: frozen snapshots of parts with their current prices.
 
-Selectors in ``catalog/selectors.py`` fill these from the database; tests and benchmarks build
-them directly. Memory is in GB (10^9 bytes), power in W, bandwidth in GB/s or MB/s as named.
+Selectors in ``catalog/selectors/snapshot.py`` fill these from the database; tests and
+benchmarks build them directly. Memory is in GB (10^9 bytes), power in W, bandwidth in GB/s or
+MB/s as named.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from drf_spectacular.views import (
 )
 
 from gpuquote import views
-from quotes import views as wizard_views
+from quotes.wizard.views import steps as wizard_steps
 
 api_v1 = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -37,7 +37,7 @@ api_v1 = [
 
 urlpatterns = [
     # "/" opens the wizard's first step; "home" stays the name the templates link to.
-    path("", wizard_views.wizard_step, name="home"),
+    path("", wizard_steps.wizard_step, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("livez", views.livez, name="livez"),
     path("i18n/", include("django.conf.urls.i18n")),
@@ -45,7 +45,7 @@ urlpatterns = [
     path("api/v1/", include((api_v1, "api"))),
     # Anything else under /api/: a JSON problem, never the site's HTML 404 page.
     re_path(r"^api/", views.api_not_found),
-    path("", include("quotes.urls")),
+    path("", include("quotes.wizard.urls")),
 ]
 
 # Django's own 400s (an unreadable or oversized body): the problem shape under /api/.

@@ -20,6 +20,7 @@ from quotes.models import (
 @admin.register(RegionAssumption)
 class RegionAssumptionAdmin(admin.ModelAdmin):
     list_display = ("region", "name", "value", "currency", "updated_at", "updated_by")
+    list_select_related = ("updated_by",)  # nullable: the admin's default join skips it
     list_filter = ("region", "name")
     search_fields = ("name", "source")
     readonly_fields = ("updated_at", "updated_by")

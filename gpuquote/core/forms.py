@@ -1,6 +1,6 @@
 """Form fields that apply the shared input rules: numbers checked as text before conversion,
 text without control characters. The staff screens use them; the wizard's own number fields
-(``quotes.forms``) read localised numbers and apply the same rules."""
+(``quotes.wizard.forms.fields``) read localised numbers and apply the same rules."""
 
 from __future__ import annotations
 

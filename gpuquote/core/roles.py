@@ -1,6 +1,6 @@
 """Who belongs to the sales team, and with which role: the one rule for the staff screens, the
 API (the catalog's and the partner endpoints) and the workflow. It lives in the shared core because
-both apps ask it; ``quotes.roles`` re-exports it.
+both apps ask it.
 
 The role comes from the user's groups (``setup_roles`` creates them); a superuser is the admin and
 acts as a sales manager. ``is_staff`` alone grants nothing here: it only opens the Django admin,

@@ -309,7 +309,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     "quotes-outbox-redispatch": {
         "task": "quotes.outbox_redispatch",
-        "schedule": 60,  # seconds: after-commit jobs a broker outage kept back (quotes.outbox)
+        # seconds: after-commit jobs a broker outage kept back (gpuquote.core.outbox)
+        "schedule": 60,
     },
 }
 

@@ -1,8 +1,9 @@
 """Engine results -> plain JSON-ready dicts, messages rendered in the active language.
 
-The one translation of the engine's output: the REST API returns these dicts, the wizard's
-result page and the PDFs render them and quotes store them, so every screen shows the same
-numbers and words. Money is a decimal string next to its currency; memory in GB (10^9 bytes).
+The one translation of the engine's output, at the edge: the REST API returns these dicts and the
+result page and the PDFs render them, each in its reader's language when it is shown (a stored
+result keeps the engine's objects, not these dicts), so every screen shows the same numbers and
+words. Money is a decimal string next to its currency; memory in GB (10^9 bytes).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
 from engine.tco import BreakEven, OptionCost, TcoResult
+from quotes.advice.result import AdviceResult
 
 
 def text(message: Message) -> str:
@@ -234,4 +237,35 @@ def build_to_dict(
     return {
         "options": [option_to_dict(option, price_ages) for option in result.options],
         "unmet": [text(message) for message in result.unmet],
+    }
+
+
+# --- A whole advice result ---------------------------------------------------------------------
+
+
+def _defaults(assumptions: Sequence[Assumption]) -> dict[str, dict[str, str]]:
+    return {
+        item.name: {
+            "value": format(item.value.normalize(), "f"),
+            "unit": item.unit,
+            "source": item.source,
+        }
+        for item in assumptions
+    }
+
+
+def result_to_dict(result: AdviceResult) -> dict[str, Any]:
+    """An advice result in the active language: what the result page and the checklist PDF show,
+    rendered when they are (the stored result holds no words)."""
+    return {
+        "sizing": sizing_to_dict(result.sizing),
+        "build": build_to_dict(result.build, result.price_ages),
+        "tco": None if result.tco is None else tco_to_dict(result.tco),
+        "on_recommended": None
+        if result.on_recommended is None
+        else sizing_to_dict(result.on_recommended),
+        "on_workstation": None
+        if result.on_workstation is None
+        else sizing_to_dict(result.on_workstation),
+        "defaults": _defaults(result.defaults),
     }

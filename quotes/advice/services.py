@@ -1,4 +1,4 @@
-"""Writes for the quoting side."""
+"""Writes of the advice side: the regional assumptions staff edit, seeded from the engine."""
 
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from gpuquote.api.auth import PartnerKeyThrottle as PartnerKeyThrottle
 from gpuquote.api.auth import PartnerPrincipal as PartnerPrincipal
 from gpuquote.api.auth import is_sales_staff as is_sales_staff
 from gpuquote.api.auth import request_partner as request_partner
+from gpuquote.core.roles import may_change_partner_webhooks, sales_role
 from quotes.models import ApiKey
 from quotes.partners.keys import api_key_authenticate
-from quotes.roles import may_change_partner_webhooks, sales_role
 
 SCHEMES = ("api-key", "bearer")
 
@@ -64,8 +64,9 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
 
 class IsPartnerOrWebhookEditor(IsPartnerOrSalesStaff):
-    """Webhooks: the partner changes its own; the sales team reads every partner's, and only the
-    roles of ``quotes.roles.may_change_partner_webhooks`` (managers, the admin) change them."""
+    """Webhooks: the partner changes its own; the sales team reads every partner's, and only
+    the roles of ``gpuquote.core.roles.may_change_partner_webhooks`` (managers, the admin)
+    change them."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
         if not super().has_permission(request, view):

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.selectors import price_ages_get
-from engine.advice import gpu_profile
+from engine.advice import gpu_profile, tco_configuration
 from engine.assumptions import AssumptionError
 from engine.builder import Environment, Tier
 from engine.builder import Option as BuiltOption
@@ -19,6 +19,15 @@ from engine.sizing import min_gpus, size
 from engine.tco import TcoInputError
 from gpuquote.api.errors import InputError
 from quotes.advice.inputs import DEFAULT_CURRENCY
+from quotes.advice.presenters import (
+    build_to_dict,
+    model_entry_to_dict,
+    option_to_dict,
+    sizing_to_dict,
+    tco_to_dict,
+    text,
+)
+from quotes.advice.selectors import advice_get, catalog_gpu_get, tco_get
 from quotes.api import schemas
 from quotes.api.inputs import (
     ConfigurationInput,
@@ -28,15 +37,6 @@ from quotes.api.inputs import (
     workload_parse,
 )
 from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
-from quotes.presenters import (
-    build_to_dict,
-    model_entry_to_dict,
-    option_to_dict,
-    sizing_to_dict,
-    tco_to_dict,
-    text,
-)
-from quotes.selectors import advice_get, catalog_gpu_get, tco_get
 
 BAD_REQUEST = OpenApiResponse(schemas.ErrorSchema, description="Invalid fields, named one by one.")
 THROTTLED = OpenApiResponse(schemas.ErrorSchema, description="Too many requests.")
@@ -124,7 +124,7 @@ class TcoView(APIView):
         built = None
         if envelope.get("workload") is not None:
             built = _build_for_tco(envelope)
-            configuration = configuration_parse(option_to_dict(built))
+            configuration = tco_configuration(built)
         else:
             configuration = configuration_parse(envelope["configuration"])
         currency = envelope.get("currency") or configuration.price.currency

@@ -25,7 +25,7 @@ from quotes.advice.inputs import (
     DEFAULT_CURRENCY,
     GROWTH_GPUS_MAX,
 )
-from quotes.presenters import text
+from quotes.advice.presenters import text
 
 
 def workload_parse(data: Any, *, prefix: str = "") -> Workload:

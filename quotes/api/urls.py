@@ -1,14 +1,26 @@
-from django.urls import include, path
+from django.urls import path
 
-from quotes.api import partner_views, views
+from quotes.api import calculators
+from quotes.api.partners import quotes, webhooks
 
 urlpatterns = [
-    path("models/", views.ModelListView.as_view(), name="models"),
-    path("sizing/", views.SizingView.as_view(), name="sizing"),
-    path("configurations/", views.ConfigurationsView.as_view(), name="configurations"),
-    path("tco/", views.TcoView.as_view(), name="tco"),
-    path("quotes/", partner_views.QuoteListCreateView.as_view(), name="quote-list"),
-    path("quotes/<int:pk>/", partner_views.QuoteDetailView.as_view(), name="quote-detail"),
-    path("quotes/<int:pk>/pdf/", partner_views.QuotePdfView.as_view(), name="quote-pdf"),
-    path("", include("quotes.api.webhook_urls")),
+    # The public calculators.
+    path("models/", calculators.ModelListView.as_view(), name="models"),
+    path("sizing/", calculators.SizingView.as_view(), name="sizing"),
+    path("configurations/", calculators.ConfigurationsView.as_view(), name="configurations"),
+    path("tco/", calculators.TcoView.as_view(), name="tco"),
+    # The partner endpoints.
+    path("quotes/", quotes.QuoteListCreateView.as_view(), name="quote-list"),
+    path("quotes/<int:pk>/", quotes.QuoteDetailView.as_view(), name="quote-detail"),
+    path("quotes/<int:pk>/pdf/", quotes.QuotePdfView.as_view(), name="quote-pdf"),
+    path("webhooks/", webhooks.WebhookListView.as_view(), name="webhooks"),
+    path("webhooks/<int:webhook_id>/", webhooks.WebhookDetailView.as_view(), name="webhook"),
+    path(
+        "webhooks/<int:webhook_id>/deliveries/",
+        webhooks.WebhookDeliveryListView.as_view(),
+        name="webhook-deliveries",
+    ),
+    path(
+        "webhooks/<int:webhook_id>/ping/", webhooks.WebhookPingView.as_view(), name="webhook-ping"
+    ),
 ]

@@ -3,7 +3,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-import quotes.models
+import quotes.models.advice
 
 
 class Migration(migrations.Migration):
@@ -24,7 +24,7 @@ class Migration(migrations.Migration):
                 (
                     "token",
                     models.CharField(
-                        default=quotes.models.result_token_new,
+                        default=quotes.models.advice.result_token_new,
                         editable=False,
                         max_length=64,
                         unique=True,

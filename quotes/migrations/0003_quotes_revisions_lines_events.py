@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import quotes.models
+import quotes.models.sales
 
 
 class Migration(migrations.Migration):
@@ -136,7 +136,7 @@ class Migration(migrations.Migration):
                 (
                     "token",
                     models.CharField(
-                        default=quotes.models.quote_token_new,
+                        default=quotes.models.sales.quote_token_new,
                         editable=False,
                         max_length=64,
                         unique=True,

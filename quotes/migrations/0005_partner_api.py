@@ -6,7 +6,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import quotes.partners.models
+import quotes.models.partners
 
 
 class Migration(migrations.Migration):
@@ -72,7 +72,7 @@ class Migration(migrations.Migration):
                 (
                     "secret",
                     models.CharField(
-                        default=quotes.partners.models.webhook_secret_new,
+                        default=quotes.models.partners.webhook_secret_new,
                         editable=False,
                         max_length=80,
                         verbose_name="signing secret",
@@ -81,7 +81,7 @@ class Migration(migrations.Migration):
                 (
                     "events",
                     models.JSONField(
-                        default=quotes.partners.models.webhook_events_default, verbose_name="events"
+                        default=quotes.models.partners.webhook_events_default, verbose_name="events"
                     ),
                 ),
                 ("is_active", models.BooleanField(default=True, verbose_name="active")),

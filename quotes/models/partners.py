@@ -1,8 +1,8 @@
 """Partners of the REST API: their keys, webhooks, webhook deliveries and idempotency records.
 
-Imported by ``quotes.models`` (same app). A key is stored only as its SHA-256 (keys are 256-bit
-random, so a fast hash is enough: there is nothing to brute-force); the public ``prefix`` finds
-the row. Webhook secrets must be readable to sign, so they are stored as they are.
+A key is stored only as its SHA-256 (keys are 256-bit random, so a fast hash is enough: there is
+nothing to brute-force); the public ``prefix`` finds the row. Webhook secrets must be readable
+to sign, so they are stored as they are.
 """
 
 from __future__ import annotations

@@ -1,215 +1,32 @@
-"""Quote-side records: the regional TCO defaults staff maintain, the wizard's stored results and
-the quote requests customers send from them."""
+"""Sales quotes: numbering, the quote and its revisions, lines and history.
+
+A quote's figures are never stored: the lines are (frozen prices, copied from the catalog when
+the line is added), and ``engine.pricing.price_quote`` derives every total from them. The only
+copy of totals is ``QuoteRevision.sent_totals``, written once when a revision is sent, so the
+document the customer received can be told apart from what the lines give today (they give the
+same figures: the lines of a sent revision never change).
+"""
 
 from __future__ import annotations
 
 import secrets
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Cast
-from django.db.models.lookups import Regex
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import CountryField
 
-from engine.assumptions import (
-    SPECS,
-    AssumptionError,
-    assumption_validate,
-    is_money,
-)
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     CURRENCIES,
     CURRENCY_CHOICES,
     DEFAULT_CURRENCY,
     DEFAULT_LANGUAGE,
-    REGION_CHOICES,
     language_choices,
-    language_codes,
 )
-
-
-# The database's own check of a country code: two capitals (the model field checks the code is a
-# country django-countries knows). Compared as text: django-countries' field would turn the
-# pattern itself into a country code.
-def _country_iso2() -> Regex:
-    return Regex(Cast("country", models.CharField(max_length=2)), r"^[A-Z]{2}$")
-
-
-class RegionAssumption(models.Model):
-    """A staff-maintained default for one region; replaces the engine's built-in figure.
-
-    Seeded from the engine's sourced defaults by ``load_assumptions`` (which never overwrites a
-    row), edited in the admin. A TCO result keeps a copy of the values it used.
-    """
-
-    region = models.CharField(_("region"), max_length=2, choices=REGION_CHOICES)
-    name = models.CharField(
-        _("assumption"), max_length=48, choices=[(name, name) for name in SPECS]
-    )
-    value = models.DecimalField(_("value"), max_digits=16, decimal_places=6)
-    currency = models.CharField(
-        _("currency"), max_length=3, blank=True, help_text=_("For money values: EUR, USD or GBP.")
-    )
-    source = models.TextField(_("source"))
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("updated by"),
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        editable=False,
-        related_name="+",
-    )
-
-    class Meta:
-        ordering = ["region", "name"]
-        verbose_name = _("regional assumption")
-        verbose_name_plural = _("regional assumptions")
-        constraints = [
-            models.UniqueConstraint(
-                fields=["region", "name"], name="%(app_label)s_%(class)s_unique_region_name"
-            ),
-            models.CheckConstraint(
-                condition=Q(value__gte=0), name="%(app_label)s_%(class)s_value_gte_0"
-            ),
-            models.CheckConstraint(
-                condition=Q(currency__in=["", "EUR", "USD", "GBP"]),
-                name="%(app_label)s_%(class)s_currency_known",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.region} {self.name} = {self.value} {self.currency}".strip()
-
-    def clean(self) -> None:
-        if self.name not in SPECS:
-            return  # the choices validation names the field
-        if is_money(self.name) and not self.currency:
-            raise ValidationError({"currency": _("A money value needs its currency.")})
-        if not is_money(self.name) and self.currency:
-            raise ValidationError({"currency": _("Leave empty: this value is not money.")})
-        try:
-            assumption_validate(self.name, self.value, "EUR")
-        except AssumptionError as exc:
-            raise ValidationError({"value": exc.message.render(gettext)}) from exc
-
-
-def result_token_new() -> str:
-    """An unguessable token for a result's private URL (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(32)
-
-
-class WizardResult(models.Model):
-    """What the wizard computed, stored once: the page and the PDF render this JSON only.
-
-    ``answers`` are the customer's cleaned answers, step by step; ``result`` holds the engine's
-    output as the presenters gave it (sizing, configurations, TCO with its assumptions), so a
-    later catalog or assumption change never rewrites a result (see ``wizard_services``).
-    """
-
-    token = models.CharField(
-        _("token"), max_length=64, unique=True, default=result_token_new, editable=False
-    )
-    language = models.CharField(_("language"), max_length=8, choices=language_choices())
-    answers = models.JSONField(_("answers"))
-    result = models.JSONField(_("result"))
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        verbose_name = _("wizard result")
-        verbose_name_plural = _("wizard results")
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(token__regex=r"^[A-Za-z0-9_-]{32,64}$"),  # noqa: S106 - a pattern
-                name="%(app_label)s_%(class)s_token_urlsafe",
-            ),
-            models.CheckConstraint(
-                condition=Q(language__in=language_codes()),
-                name="%(app_label)s_%(class)s_language_known",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.token[:8]}… ({self.language}, {self.created_at:%Y-%m-%d %H:%M})"
-
-
-class QuoteRequestStatus(models.TextChoices):
-    NEW = "new", _("new")
-    HANDLED = "handled", _("handled")
-
-
-class QuoteRequest(models.Model):
-    """A customer asks sales for a quote on a stored result; staff handle it in the admin."""
-
-    result = models.ForeignKey(
-        WizardResult,
-        verbose_name=_("result"),
-        on_delete=models.PROTECT,
-        related_name="quote_requests",
-    )
-    name = models.CharField(_("name"), max_length=120)
-    company = models.CharField(_("company"), max_length=160)
-    email = models.EmailField(_("e-mail"), max_length=254)
-    country = CountryField(
-        _("country"),
-        help_text=_("ISO 3166-1 alpha-2 code."),
-        error_messages={"invalid_choice": COUNTRY_MESSAGE},
-    )
-    consent = models.BooleanField(_("consent to be contacted"))
-    message = models.TextField(_("message"), blank=True, max_length=4000)
-    status = models.CharField(
-        _("status"),
-        max_length=16,
-        choices=QuoteRequestStatus.choices,
-        default=QuoteRequestStatus.NEW,
-    )
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        verbose_name = _("quote request")
-        verbose_name_plural = _("quote requests")
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(consent=True), name="%(app_label)s_%(class)s_consent_given"
-            ),
-            models.CheckConstraint(
-                condition=_country_iso2(),
-                name="%(app_label)s_%(class)s_country_iso2",
-            ),
-            models.CheckConstraint(
-                condition=Q(status__in=QuoteRequestStatus.values),
-                name="%(app_label)s_%(class)s_status_known",
-            ),
-            models.CheckConstraint(
-                condition=~Q(email=""), name="%(app_label)s_%(class)s_email_not_empty"
-            ),
-            # A repeated (or double-clicked, or parallel) request is the same request; e-mails
-            # are stored lower-cased by quote_request_create.
-            models.UniqueConstraint(
-                fields=["result", "email"], name="%(app_label)s_%(class)s_one_per_result_email"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.company} ({self.name}, {self.country})"
-
-
-# --- Sales quotes (issue 6) ----------------------------------------------------------------------
-#
-# A quote's figures are never stored: the lines are (frozen prices, copied from the catalog when
-# the line is added), and ``engine.pricing.price_quote`` derives every total from them. The
-# only copy of totals is ``QuoteRevision.sent_totals``, written once when a revision is sent, so
-# the document the customer received can be told apart from what the lines give today (they give
-# the same figures: the lines of a sent revision never change).
+from quotes.models.advice import QuoteRequest, country_iso2_condition
 
 
 def quote_token_new() -> str:
@@ -356,7 +173,7 @@ class Quote(models.Model):
                 name="%(app_label)s_%(class)s_currency_known",
             ),
             models.CheckConstraint(
-                condition=_country_iso2(),
+                condition=country_iso2_condition(),
                 name="%(app_label)s_%(class)s_country_iso2",
             ),
             models.CheckConstraint(
@@ -578,48 +395,3 @@ class QuoteEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quote_id} {self.kind} {self.created_at:%Y-%m-%d %H:%M}"
-
-
-class OutboxJob(models.Model):
-    """A Celery task to queue once the transaction that wrote this row has committed (the
-    transactional outbox of ``quotes.outbox``): the job survives a broker outage and is queued
-    again by the periodic re-dispatch until the broker took it."""
-
-    task = models.CharField(_("task"), max_length=200)
-    args = models.JSONField(_("arguments"), default=list, blank=True)
-    kwargs = models.JSONField(_("keyword arguments"), default=dict, blank=True)
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    dispatched_at = models.DateTimeField(_("queued at"), null=True, blank=True)
-    attempts = models.PositiveIntegerField(_("failed queuing attempts"), default=0)
-    last_error = models.CharField(_("last error"), max_length=500, blank=True)
-
-    class Meta:
-        ordering = ["created_at", "id"]
-        verbose_name = _("outbox job")
-        verbose_name_plural = _("outbox jobs")
-        constraints = [
-            models.CheckConstraint(condition=~Q(task=""), name="%(app_label)s_%(class)s_task_named")
-        ]
-        indexes = [
-            models.Index(
-                fields=["created_at"],
-                condition=Q(dispatched_at__isnull=True),
-                name="%(app_label)s_%(class)s_pending",
-            )
-        ]
-
-    def __str__(self) -> str:
-        state = "queued" if self.dispatched_at else "pending"
-        return f"{self.task}{tuple(self.args)} ({state})"
-
-
-# The partner API's models live in their own module of the same app.
-from quotes.partners.models import (  # noqa: E402, F401
-    ApiKey,
-    DeliveryStatus,
-    IdempotencyRecord,
-    Partner,
-    Webhook,
-    WebhookAttempt,
-    WebhookDelivery,
-)

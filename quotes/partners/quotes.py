@@ -1,6 +1,6 @@
 """Quotes created by partners over the API, idempotently.
 
-The computation is the wizard's (``wizard_result_compute``): the result is stored as a
+The computation is the wizard's (``advice.compute``): the result is stored as a
 ``WizardResult`` (so the partner's customer also has the decision-checklist PDF) and turned into
 a quote by ``quote_create_from_result`` with origin ``partner_api``. An ``Idempotency-Key``
 makes a retried POST return the first quote (``quotes.partners.idempotency``).
@@ -12,16 +12,18 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from quotes.advice.compute import compute
+from quotes.advice.result import AdviceInputs
+from quotes.advice.store import result_to_json
 from quotes.models import Partner, Quote, QuoteOrigin, WizardResult
 from quotes.partners.idempotency import idempotency_record_create, idempotency_replay
 from quotes.sales.services import quote_create_from_result
-from quotes.wizard_services import WizardInputs, wizard_result_compute
 
 
 def partner_quote_create(
     *,
     partner: Partner,
-    inputs: WizardInputs,
+    inputs: AdviceInputs,
     customer: dict[str, Any],
     language: str,
     idempotency_key: str | None = None,
@@ -33,7 +35,7 @@ def partner_quote_create(
         replay = idempotency_replay(partner=partner, key=idempotency_key, fingerprint=fingerprint)
         if replay is not None:
             return replay, False
-    computed = wizard_result_compute(inputs=inputs)  # outside the transaction: no locks held
+    computed = result_to_json(compute(inputs))  # outside the transaction: no locks held
     try:
         with transaction.atomic():
             result = WizardResult.objects.create(

@@ -1,7 +1,7 @@
 """The quote document: one context for the PDF, the staff preview and the customer's page.
 
 Everything comes from the revision's frozen lines (priced by ``price_quote``) and the quote's
-snapshot; the TCO chart is drawn from the snapshot by ``quotes.charts``, the same SVG as on
+snapshot; the TCO chart is drawn from the snapshot by ``quotes.pdf.charts``, the same SVG as on
 the wizard's result page. Render inside ``translation.override(quote.language)`` for the PDF.
 """
 
@@ -13,10 +13,11 @@ from django.utils.translation import gettext
 
 from engine.numbering import display_number
 from engine.pricing import QuoteTotals
-from quotes import charts, pdf
+from gpuquote.core.formatting import money_format
 from quotes.models import Quote, QuoteRevision
+from quotes.pdf import charts
+from quotes.pdf.render import render_pdf
 from quotes.sales.selectors import revision_lines_get, revision_totals_get
-from quotes.templatetags.money import money_format
 
 
 def _chart(tco: dict[str, Any] | None, currency: str) -> str:
@@ -83,7 +84,7 @@ def quote_document_context(
 
 def quote_pdf_render(*, quote: Quote, revision: QuoteRevision | None = None) -> bytes:
     """The quote as an A4 PDF, in the active language."""
-    return pdf.render_pdf("pdf/quote.html", quote_document_context(quote=quote, revision=revision))
+    return render_pdf("pdf/quote.html", quote_document_context(quote=quote, revision=revision))
 
 
 def quote_pdf_filename(*, quote: Quote, revision: QuoteRevision) -> str:

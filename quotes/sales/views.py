@@ -26,9 +26,10 @@ from engine.numbering import display_number
 from engine.pricing import PricingError
 from engine.rules import rule_get
 from engine.workflow import allowed_actions
+from gpuquote.core.roles import user_role
+from quotes.advice.presenters import option_to_dict, text
 from quotes.models import Quote, QuoteRequest
-from quotes.presenters import option_to_dict, text
-from quotes.roles import user_role
+from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.sales import services
 from quotes.sales.forms import (
     ActionForm,
@@ -43,7 +44,6 @@ from quotes.sales.forms import (
     TermsForm,
     WorkloadForm,
 )
-from quotes.sales.pdf import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.sales.selectors import (
     approval_threshold_pct,
     quote_by_token_get,
@@ -63,7 +63,7 @@ PAGE_SIZE = 25
 
 
 def sales_team(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Signed in (else the login page) and in a sales group (else 403; ``quotes.roles``)."""
+    """Signed in (else the login page) and in a sales group (else 403; ``gpuquote.core.roles``)."""
 
     @wraps(view)
     @login_required(login_url=LOGIN_URL)

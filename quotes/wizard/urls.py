@@ -2,17 +2,18 @@
 
 from django.urls import include, path
 
-from quotes import views
+from quotes.wizard.views import result, steps
 
 app_name = "wizard"
 
 urlpatterns = [
-    path("", views.wizard_step, name="start"),
-    path("wizard/reset/", views.wizard_reset, name="reset"),
-    path("wizard/<slug:step>/", views.wizard_step, name="step"),
-    path("r/<slug:token>/", views.result_detail, name="result"),
-    path("r/<slug:token>/checklist.pdf", views.checklist_pdf, name="checklist_pdf"),
-    path("r/<slug:token>/quote/", views.quote_request, name="quote_request"),
-    path("r/<slug:token>/quote/sent/", views.quote_sent, name="quote_sent"),
+    path("", steps.wizard_step, name="start"),
+    path("wizard/reset/", steps.wizard_reset, name="reset"),
+    path("wizard/<slug:step>/", steps.wizard_step, name="step"),
+    path("r/<slug:token>/", result.result_detail, name="result"),
+    path("r/<slug:token>/recompute/", result.result_recompute, name="result_recompute"),
+    path("r/<slug:token>/checklist.pdf", result.checklist_pdf, name="checklist_pdf"),
+    path("r/<slug:token>/quote/", result.quote_request, name="quote_request"),
+    path("r/<slug:token>/quote/sent/", result.quote_sent, name="quote_sent"),
     path("", include("quotes.sales.urls")),  # /staff/... and the customer's /q/<token>/
 ]

@@ -24,10 +24,11 @@ from rest_framework.response import Response
 
 from engine.pricing import PricingError
 from gpuquote.api.errors import InputError
+from quotes.advice.result import AdviceInputs
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrSalesStaff, request_partner
 from quotes.api.inputs import validated, workload_parse
-from quotes.api.partner_quotes import (
+from quotes.api.partners.quote_payloads import (
     QuoteCreateInput,
     QuoteCreateSchema,
     QuoteListFilter,
@@ -37,9 +38,8 @@ from quotes.api.partner_quotes import (
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine
 from quotes.partners.idempotency import IdempotencyConflict, request_fingerprint
 from quotes.partners.quotes import partner_quote_create
-from quotes.sales.pdf import quote_pdf_filename, quote_pdf_render
+from quotes.pdf.quote import quote_pdf_filename, quote_pdf_render
 from quotes.sales.selectors import revision_totals_get
-from quotes.wizard_services import WizardInputs
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 IDEMPOTENCY_MAX = 200
@@ -146,7 +146,7 @@ class QuoteListCreateView(GenericAPIView):
         workload_parse(data["workload"], prefix="workload")
         customer = dict(data["customer"])
         customer["country"] = customer["country"].upper()
-        inputs = WizardInputs(
+        inputs = AdviceInputs(
             workload=data["workload"],
             environment=data["environment"],
             uptime=data["uptime"],

@@ -3,8 +3,8 @@
 A partner's key sees and changes only that partner's webhooks (another partner's id is a 404,
 as if it did not exist); the sales team sees all of them but cannot register one, because a
 webhook belongs to a partner. Sales managers and the admin may change, delete or ping any
-partner's webhook (support); sales reps only read them (``quotes.roles``). The signing secret is
-returned once, in the answer to the POST.
+partner's webhook (support); sales reps only read them (``gpuquote.core.roles``). The signing
+secret is returned once, in the answer to the POST.
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from gpuquote.api.errors import InputError
 from gpuquote.api.fields import SingleLineCharField
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrWebhookEditor, request_partner
+from quotes.api.calculators import BAD_REQUEST, THROTTLED
 from quotes.api.inputs import validated
-from quotes.api.views import BAD_REQUEST, THROTTLED
-from quotes.models import Webhook, WebhookAttempt, WebhookDelivery
-from quotes.partners.models import WEBHOOK_EVENTS
+from quotes.models import WEBHOOK_EVENTS, Webhook, WebhookAttempt, WebhookDelivery
 from quotes.partners.webhooks.delivery import attempt_error_public
 from quotes.partners.webhooks.events import webhook_ping
 from quotes.partners.webhooks.registration import webhook_create, webhook_delete, webhook_update

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from quotes.services import region_assumptions_seed
+from quotes.advice.services import region_assumptions_seed
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@
 
 ``sales rep``: view, add and change quotes, revisions and lines; view events and requests.
 ``sales manager``: the same, plus ``quotes.approve_discount``. The workflow reads the role from
-the group names (``quotes.roles.sales_role``); the permissions serve the admin.
+the group names (``gpuquote.core.roles.sales_role``); the permissions serve the admin.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from quotes.roles import MANAGER_GROUP, REP_GROUP
+from gpuquote.core.roles import MANAGER_GROUP, REP_GROUP
 
 REP_CODENAMES = (
     "view_quote",

@@ -21,8 +21,7 @@ from django.utils.translation import gettext as _
 
 from catalog.signals import PRICE_CHANGES_PER_EVENT as PRICE_CHANGES_PER_EVENT
 from gpuquote.core.outbox import outbox_job_enqueue
-from quotes.models import Quote, Webhook, WebhookDelivery
-from quotes.partners.models import WEBHOOK_EVENTS
+from quotes.models import WEBHOOK_EVENTS, Quote, Webhook, WebhookDelivery
 from quotes.partners.webhooks.delivery import DELIVER_WEBHOOK_TASK
 
 PING_EVENT = "webhook.ping"

@@ -8,8 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from quotes.models import Partner, Webhook
-from quotes.partners.models import WEBHOOK_EVENTS
+from quotes.models import WEBHOOK_EVENTS, Partner, Webhook
 from quotes.partners.webhooks.url_policy import webhook_url_clean
 
 WEBHOOKS_PER_PARTNER_MAX = 10

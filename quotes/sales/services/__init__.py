@@ -6,7 +6,7 @@ The public services are re-exported here, so callers write ``from quotes.sales i
 and ``services.quote_send(...)``.
 """
 
-from quotes.roles import MANAGER_GROUP, REP_GROUP, user_role
+from gpuquote.core.roles import MANAGER_GROUP, REP_GROUP, user_role
 from quotes.sales.services.common import (
     NOTIFY_QUOTE_ANSWER_TASK,
     SEND_QUOTE_EMAIL_TASK,

@@ -20,9 +20,10 @@ from django.utils.translation import gettext
 from engine.advice import Advice
 from engine.builder import Environment, Tier
 from engine.workload import WorkloadError, workload_from_dict
+from gpuquote.core.roles import user_role
+from quotes.advice.presenters import text
+from quotes.advice.selectors import advice_get
 from quotes.models import LineKindChoices, Quote, QuoteEventKind
-from quotes.presenters import text
-from quotes.roles import user_role
 from quotes.sales.selectors import quote_workload_get
 from quotes.sales.services.common import (
     LineInput,
@@ -33,7 +34,6 @@ from quotes.sales.services.common import (
     quote_lock,
     revision_editable,
 )
-from quotes.selectors import advice_get
 
 WIZARD_SOURCE = "wizard_result"
 STAFF_SOURCE = "staff_workload"

@@ -2,7 +2,7 @@
 quote lock, the workflow context, new revisions and the catalog prices lines are frozen at.
 
 Every status change goes through ``engine.workflow.transition``; the role comes from
-``quotes.roles.user_role`` (the user's sales group; a superuser is a manager). Each service
+``gpuquote.core.roles.user_role`` (the user's sales group; a superuser is a manager). Each service
 runs in one transaction and locks the quote row (``select_for_update``) before reading what it
 changes, so two staff members clicking at once serialise instead of overwriting each other.
 
@@ -37,6 +37,7 @@ from engine.workflow import (
     transition,
     validity_end,
 )
+from gpuquote.core.roles import user_role
 from quotes.models import (
     LineKindChoices,
     Quote,
@@ -46,7 +47,6 @@ from quotes.models import (
     QuoteRevision,
     RecurrenceChoices,
 )
-from quotes.roles import user_role
 from quotes.sales.selectors import (
     approval_threshold_pct,
     revision_lines_get,

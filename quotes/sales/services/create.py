@@ -13,11 +13,17 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from engine.builder import Option
+from engine.codec import encode
 from engine.numbering import quote_number
 from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.roles import user_role
+from quotes.advice.presenters import option_to_dict, sizing_to_dict, tco_to_dict
+from quotes.advice.result import AdviceResult
+from quotes.advice.store import result_from_json
 from quotes.models import (
     LineKindChoices,
     Partner,
@@ -30,7 +36,6 @@ from quotes.models import (
     RecurrenceChoices,
     WizardResult,
 )
-from quotes.roles import user_role
 from quotes.sales.services.common import LineInput, event_record, lines_create
 from quotes.sales.services.numbering import quote_sequence_next
 
@@ -101,9 +106,51 @@ def quote_create(
     return quote
 
 
-def _wizard_option(data: dict[str, Any], texts: dict[str, Any]) -> dict[str, Any] | None:
-    options = texts["build"]["options"]
-    return next((o for o in options if o["tier"] == data["chosen_tier"]), None)
+def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[LineInput]:
+    servers = option.servers
+    lines = [
+        LineInput(
+            kind=LineKindChoices.PART,
+            sku=part.sku,
+            description=part.name,
+            quantity=Decimal(part.quantity * servers),
+            unit_price=part.unit_price.rounded().amount,
+            role=part.role,
+        )
+        for part in option.parts
+    ]
+    managed = option.totals.managed_monthly_price
+    if advice.inputs.deployment == "managed" and managed:
+        with translation.override(language):
+            description = gettext("Managed hosting of %(servers)s server(s), per month") % {
+                "servers": servers
+            }
+        lines.append(
+            LineInput(
+                kind=LineKindChoices.SERVICE,
+                description=description,
+                quantity=Decimal(1),
+                unit_price=managed.rounded().amount,
+                recurrence=RecurrenceChoices.MONTHLY,
+            )
+        )
+    return lines
+
+
+def _result_snapshot(result: WizardResult, advice: AdviceResult, option: Option) -> dict[str, Any]:
+    """What the quote keeps of the result, in the quote's language (its document's words)."""
+    with translation.override(result.language):
+        return {
+            "source": "wizard_result",
+            "result_token": result.token,
+            "language": result.language,
+            "inputs": encode(advice.inputs),
+            "model": encode(advice.model),
+            "chosen_tier": str(option.tier),
+            "option": option_to_dict(option, advice.price_ages),
+            "sizing": sizing_to_dict(advice.sizing),
+            "tco": None if advice.tco is None else tco_to_dict(advice.tco),
+        }
 
 
 def quote_create_from_result(
@@ -120,65 +167,24 @@ def quote_create_from_result(
     prices, plus a managed-hosting monthly line when the customer chose managed hosting.
     ``customer``: company, contact_name, email, country, and optionally vat_number, is_business.
     Call inside a transaction."""
-    from quotes.wizard_services import result_texts
-
-    data = result.result
-    inputs = data["inputs"]
-    texts = result_texts(result)
-    option = _wizard_option(data, texts)
-    if option is None:
+    advice = result_from_json(result.result)
+    option = None if advice is None else advice.chosen
+    if advice is None or option is None:
         raise ValidationError(
             gettext("The customer's result has no configuration to quote; create one by hand.")
         )
-    servers = option["servers"]
-    lines = [
-        LineInput(
-            kind=LineKindChoices.PART,
-            sku=part["sku"],
-            description=part["name"],
-            quantity=Decimal(part["quantity"] * servers),
-            unit_price=Decimal(part["unit_price"]),
-            role=part.get("role", ""),
-        )
-        for part in option["parts"]
-    ]
-    managed = option["totals"].get("managed_monthly_price")
-    if inputs.get("deployment") == "managed" and managed:
-        with translation.override(result.language):
-            description = gettext("Managed hosting of %(servers)s server(s), per month") % {
-                "servers": servers
-            }
-        lines.append(
-            LineInput(
-                kind=LineKindChoices.SERVICE,
-                description=description,
-                quantity=Decimal(1),
-                unit_price=Decimal(managed),
-                recurrence=RecurrenceChoices.MONTHLY,
-            )
-        )
-    snapshot = {
-        "source": "wizard_result",
-        "result_token": result.token,
-        "language": result.language,
-        "inputs": inputs,
-        "model": data["model"],
-        "chosen_tier": data["chosen_tier"],
-        "option": option,
-        "sizing": texts["sizing"],
-        "tco": texts["tco"],
-    }
+    inputs = advice.inputs
     return quote_create(
         user=user,
         origin=origin,
         **customer,
         language=result.language,
-        currency=inputs["currency"],
-        snapshot=snapshot,
+        currency=inputs.currency,
+        snapshot=_result_snapshot(result, advice, option),
         request=request,
         partner=partner,
-        lines=lines,
-        contract_months=max(1, min(120, int(inputs.get("horizon_years") or 1) * 12)),
+        lines=_result_lines(advice, option, result.language),
+        contract_months=max(1, min(120, inputs.horizon_years * 12)),
         today=today,
     )
 

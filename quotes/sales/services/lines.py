@@ -19,13 +19,13 @@ from engine.workflow import (
     transition,
 )
 from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.roles import user_role
 from quotes.models import (
     Quote,
     QuoteEventKind,
     QuoteLine,
     QuoteRevision,
 )
-from quotes.roles import user_role
 from quotes.sales.services.common import (
     LineInput,
     catalog_price,

@@ -22,7 +22,7 @@ from quotes.sales.services.common import event_record
 def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
     """E-mail a sent revision's PDF to the customer, once: a second run (a retried task) finds
     the ``email_sent`` event and sends nothing. Returns whether a message went out."""
-    from quotes.sales.pdf import quote_pdf_filename, quote_pdf_render
+    from quotes.pdf.quote import quote_pdf_filename, quote_pdf_render
 
     with transaction.atomic():
         revision = (

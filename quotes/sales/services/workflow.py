@@ -1,6 +1,7 @@
 """The quote workflow: discount approval, sending, the customer's answer, expiry.
 
-E-mails go out from Celery tasks queued after commit through the outbox (``quotes.outbox``)."""
+E-mails go out from Celery tasks queued after commit through the outbox
+(``gpuquote.core.outbox``)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,12 @@ from engine.workflow import (
     transition,
 )
 from gpuquote.core.outbox import outbox_job_enqueue
+from gpuquote.core.roles import user_role
 from quotes.models import (
     Quote,
     QuoteEventKind,
     QuoteLine,
 )
-from quotes.roles import user_role
 from quotes.sales.selectors import (
     quote_server_review_get,
     revision_lines_get,

@@ -1,33 +1,22 @@
-"""The customer wizard's forms: one per step, plus the quote request.
+"""Steps 1 and 2 of the wizard, the workload: the project (goal, model, precision, training
+settings) and its data (how much, how many passes, or how many users are served).
 
-Ranges come from the engine: the workload's ``LIMITS``, the TCO horizon and utilisation bounds
-and the assumptions' ``SPECS``. A field's error names what is allowed, with the numbers in the
-reader's locale. Numbers are typed as people write them: ``1 000 000`` or ``0,19`` in French,
-``1,000,000`` or ``0.19`` in English.
-
-Each step's ``answers()`` gives its part of the engine's JSON shape (``workload_from_dict``), so
-the wizard and the REST API feed the engine the same structure. Steps 1 and 2 also run the
-engine's own cross-field validation and put its messages on the matching field.
+Both steps run the engine's own cross-field validation (``workload_from_dict``) and put its
+messages on the matching field.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
-from django.core.exceptions import ValidationError
-from django.utils.formats import get_format
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from engine.assumptions import SPECS, AssumptionError, assumption_validate
-from engine.builder import Environment
 from engine.model_registry import all_models
 from engine.workload import (
-    LIMITS,
     DataKind,
     Precision,
     Task,
@@ -35,219 +24,11 @@ from engine.workload import (
     WorkloadError,
     workload_from_dict,
 )
-from gpuquote.core.countries import CountryFormField
-from gpuquote.core.forms import MultiLineField, SingleLineField
-from gpuquote.core.numbers import (
-    NumberRejected,
-    decimal_from_text,
-    decimal_in_range,
-    int_bounded,
-    number_text_check,
-)
-from gpuquote.core.validators import number_message
-from quotes.advice.inputs import (
-    BUDGET_MAX,
-    CURRENCY_CHOICES,
-    DEFAULT_CURRENCY,
-    DEFAULT_HORIZON_YEARS,
-    DEFAULT_REGION,
-    DEFAULT_UTILIZATION_PCT,
-    GROWTH_GPUS_MAX,
-    MAX_HORIZON_YEARS,
-    MAX_UTILIZATION_PCT,
-    MIN_HORIZON_YEARS,
-    MIN_UTILIZATION_PCT,
-    REGIONS,
-    WIZARD_DEFAULT_DEPLOYMENT,
-    Deployment,
-    Uptime,
-)
-from quotes.presenters import text
-from quotes.templatetags.money import number_localized
+from gpuquote.core.formatting import number_localized
+from quotes.wizard.forms.base import WizardStepForm
+from quotes.wizard.forms.fields import DecimalNumberField, RangedNumberField, WholeNumberField
 
 CUSTOM_MODEL = "custom"
-# The values, defaults and bounds of the answers (and uptime -> utilisation) are shared with the
-# API and the quotes: ``quotes.advice.inputs``. This module adds the words.
-
-REGION_NAMES = {
-    "FR": _("France"),
-    "DE": _("Germany"),
-    "GB": _("United Kingdom"),
-    "US": _("United States"),
-}
-
-# --- Number fields that read numbers as people type them ----------------------------------------
-
-_SPACES = re.compile(r"[\s\u00a0\u202f_']")
-_EN_GROUPED = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
-
-
-def number_parse(raw: str) -> Decimal | None:
-    """``"1 234,5"`` (fr) or ``"1,234.5"`` (en) -> Decimal; ``None`` when it is not a number
-    (an exponent or overlong text included: the shared rules of ``gpuquote.core.numbers``)."""
-    value = _SPACES.sub("", raw.strip())
-    if not value:
-        return None
-    if get_format("DECIMAL_SEPARATOR") == ",":
-        value = value.replace(",", ".")
-    elif _EN_GROUPED.match(value):
-        value = value.replace(",", "")
-    if value.count(".") > 1 or "," in value:
-        return None
-    try:
-        return decimal_from_text(value)
-    except NumberRejected:
-        return None
-
-
-def _plain(bound: float | Decimal | None) -> Decimal | None:
-    """A bound as an exact Decimal, whole numbers without a fractional part (5, not 5.00)."""
-    if bound is None:
-        return None
-    number = Decimal(str(bound))
-    return number.quantize(Decimal(1)) if number == number.to_integral_value() else number
-
-
-class _RangedNumberField(forms.Field):
-    """A number within ``[minimum, maximum]`` (``maximum`` None: no upper bound)."""
-
-    default_error_messages = {
-        "invalid": _("Enter a number."),
-        "range": _("Enter a number from %(min)s to %(max)s."),
-        "at_least": _("Enter a number of at least %(min)s."),
-    }
-    inputmode = "decimal"
-
-    def __init__(
-        self,
-        *,
-        path: str | None = None,
-        minimum: float | Decimal | None = None,
-        maximum: float | Decimal | None = None,
-        unit: str = "",
-        **kwargs: Any,
-    ) -> None:
-        if path is not None:
-            minimum, maximum = LIMITS[path]
-        self.minimum = _plain(minimum)
-        self.maximum = _plain(maximum)
-        self.unit = unit
-        kwargs.setdefault("widget", forms.TextInput)
-        super().__init__(**kwargs)
-
-    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
-        attrs = super().widget_attrs(widget)
-        attrs.update({"inputmode": self.inputmode, "autocomplete": "off", "spellcheck": "false"})
-        return attrs
-
-    def to_python(self, value: Any) -> Decimal | None:
-        if value in self.empty_values:
-            return None
-        if isinstance(value, int | float | Decimal):
-            return Decimal(str(value))
-        try:
-            number_text_check(str(value))  # before any conversion, with a message that says why
-        except NumberRejected as exc:
-            raise ValidationError(number_message(exc.code), code=exc.code) from exc
-        number = number_parse(str(value))
-        if number is None:
-            raise ValidationError(self.error_messages["invalid"], code="invalid")
-        return number
-
-    def range_text(self) -> str:
-        """What is allowed, for the help text: "1 to 65 536"."""
-        low = number_localized(self.minimum)
-        if self.maximum is None:
-            return gettext("at least %(min)s") % {"min": low}
-        return gettext("%(min)s to %(max)s") % {"min": low, "max": number_localized(self.maximum)}
-
-    def validate(self, value: Any) -> None:
-        super().validate(value)
-        if value in self.empty_values:
-            return
-        low, high = self.minimum, self.maximum
-        try:
-            decimal_in_range(value, minimum=low, maximum=high)
-        except NumberRejected as exc:
-            if high is None:
-                raise ValidationError(
-                    self.error_messages["at_least"],
-                    code="range",
-                    params={"min": number_localized(low)},
-                ) from exc
-            raise ValidationError(
-                self.error_messages["range"],
-                code="range",
-                params={"min": number_localized(low), "max": number_localized(high)},
-            ) from exc
-
-
-class DecimalNumberField(_RangedNumberField):
-    pass
-
-
-class WholeNumberField(_RangedNumberField):
-    default_error_messages = {"whole": _("Enter a whole number.")}
-    inputmode = "numeric"
-
-    def validate(self, value: Any) -> None:
-        super().validate(value)  # the range first: comparing a huge Decimal costs nothing
-        if value not in self.empty_values and value != value.to_integral_value():
-            raise ValidationError(self.error_messages["whole"], code="whole")
-
-    def clean(self, value: Any) -> int | None:
-        number = super().clean(value)
-        if number is None:
-            return None
-        return int_bounded(number, minimum=self.minimum, maximum=self.maximum)
-
-
-# --- The step forms ------------------------------------------------------------------------------
-
-
-class WizardStepForm(forms.Form):
-    """A step: its answers as the engine's JSON shape, and help for each radio choice."""
-
-    step: str = ""
-    # field name -> {choice value: one line of plain-language help}
-    choice_help: Mapping[str, Mapping[str, Any]] = {}
-    # Fields shown in the "advanced" <details> section.
-    advanced: tuple[str, ...] = ()
-
-    def engine_errors(self, error: WorkloadError, paths: Mapping[str, str]) -> None:
-        """Put the engine's messages on the fields they name (others on the whole form)."""
-        for path, messages in error.errors.items():
-            field = paths.get(path)
-            if field is not None and field not in self.fields:
-                field = None
-            for message in messages:
-                if field is None:
-                    self.add_error(None, f"{path}: {text(message)}")
-                elif field not in self.errors:
-                    self.add_error(field, _capitalised(text(message)))
-
-    def json_cleaned(self) -> dict[str, Any]:
-        """The cleaned answers as JSON (Decimals as strings), to store with a result."""
-        return {name: _jsonable(value) for name, value in self.cleaned_data.items()}
-
-    def choice_items(self, name: str) -> list[dict[str, Any]]:
-        """A radio group's choices with their help, for the templates."""
-        bound = self[name]
-        helps = self.choice_help.get(name, {})
-        return [
-            {"widget": widget, "help": helps.get(str(widget.data["value"]), "")}
-            for widget in bound.subwidgets
-        ]
-
-
-def _capitalised(message: str) -> str:
-    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return format(value.normalize(), "f")
-    return value
 
 
 def _model_choices() -> list[tuple[str, str]]:
@@ -382,19 +163,20 @@ class ProjectForm(WizardStepForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["model"].choices = _model_choices()
+        cast(forms.ChoiceField, self.fields["model"]).choices = _model_choices()
         for name in ("parameters_billions", "batch_size", "sequence_length", "lora_rank"):
-            field = self.fields[name]
+            field = self.number_field(name)
             field.help_text = gettext("Allowed: %(range)s.") % {"range": field.range_text()}
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("model") == CUSTOM_MODEL and data.get("parameters_billions") is None:
             if "parameters_billions" not in self.errors:
                 self.add_error(
                     "parameters_billions",
                     gettext("Give the size of your model: %(range)s billion parameters.")
-                    % {"range": self.fields["parameters_billions"].range_text()},
+                    % {"range": self.number_field("parameters_billions").range_text()},
                 )
             return data
         if data.get("goal") == Task.PRETRAINING.value:
@@ -483,12 +265,13 @@ class DataForm(WizardStepForm):
         for name in self.INFERENCE_ONLY if self.training else self.TRAINING_ONLY:
             del self.fields[name]
         for name, field in self.fields.items():
-            if isinstance(field, _RangedNumberField):
+            if isinstance(field, RangedNumberField):
                 allowed = gettext("Allowed: %(range)s.") % {"range": field.range_text()}
                 field.help_text = f"{HELP[name]} {allowed}" if name in HELP else allowed
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         if self.training and not any(
@@ -543,243 +326,3 @@ HELP = {
     "concurrent_users": _("Requests answered in parallel at the busiest time."),
     "context_length": _("A page of text is about 500 tokens."),
 }
-
-
-class UsageForm(WizardStepForm):
-    step = "usage"
-
-    environment = forms.ChoiceField(
-        label=_("Experiment or production?"),
-        choices=[
-            (Environment.EXPERIMENT.value, _("A one-off experiment")),
-            (Environment.PRODUCTION.value, _("Continuous production")),
-        ],
-        widget=forms.RadioSelect,
-    )
-    uptime = forms.ChoiceField(
-        label=_("How available must it be?"),
-        choices=[
-            (Uptime.FLEXIBLE, _("Interruptions are acceptable")),
-            (Uptime.BUSINESS_HOURS, _("During working hours")),
-            (Uptime.ALWAYS_ON, _("Around the clock, every day")),
-        ],
-        widget=forms.RadioSelect,
-    )
-    growth_gpus = WholeNumberField(
-        minimum=0,
-        maximum=GROWTH_GPUS_MAX,
-        label=_("GPUs you may add per server within 12 to 24 months"),
-        initial=0,
-    )
-
-    choice_help = {
-        "environment": {
-            Environment.EXPERIMENT.value: _(
-                "Workstation or consumer GPUs are allowed; no redundancy."
-            ),
-            Environment.PRODUCTION.value: _(
-                "Datacenter GPUs with ECC memory, redundant power supplies, mirrored system disks."
-            ),
-        },
-        "uptime": {
-            Uptime.FLEXIBLE: _("Jobs can be restarted; downtime costs little."),
-            Uptime.BUSINESS_HOURS: _("Used by people during the working day."),
-            Uptime.ALWAYS_ON: _("A service others depend on: downtime is costly."),
-        },
-    }
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        field = self.fields["growth_gpus"]
-        field.help_text = "{} {}".format(
-            gettext(
-                "Every server keeps that many GPU slots free, with power and PCIe lanes "
-                "already sized for them. 0 if you expect no growth."
-            ),
-            gettext("Allowed: %(range)s.") % {"range": field.range_text()},
-        )
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if (
-            data.get("environment") == Environment.EXPERIMENT.value
-            and data.get("uptime") == Uptime.ALWAYS_ON
-        ):
-            self.add_error(
-                "environment",
-                gettext(
-                    "A service that must run around the clock is production: choose "
-                    "continuous production, or accept interruptions."
-                ),
-            )
-        return data
-
-
-def _spec_bounds(name: str) -> tuple[Decimal, Decimal | None]:
-    spec = SPECS[name]
-    return spec.minimum, spec.maximum
-
-
-class DeploymentForm(WizardStepForm):
-    step = "deployment"
-
-    deployment = forms.ChoiceField(
-        label=_("Where should the servers run?"),
-        choices=[
-            (Deployment.ON_PREMISES.value, _("On premises")),
-            (Deployment.MANAGED.value, _("Managed hosting")),
-            (Deployment.NOT_SURE.value, _("Not sure yet")),
-        ],
-        widget=forms.RadioSelect,
-        initial=WIZARD_DEFAULT_DEPLOYMENT,
-    )
-    region = forms.ChoiceField(
-        label=_("Region"),
-        choices=[(code, REGION_NAMES[code]) for code in REGIONS],
-        initial=DEFAULT_REGION,
-        help_text=_("Sets the electricity price, cooling overhead (PUE) and grid carbon."),
-    )
-    currency = forms.ChoiceField(
-        label=_("Currency"),
-        choices=CURRENCY_CHOICES,
-        widget=forms.RadioSelect,
-        initial=DEFAULT_CURRENCY,
-    )
-    electricity_price = DecimalNumberField(
-        minimum=_spec_bounds("electricity_price_per_kwh")[0],
-        maximum=_spec_bounds("electricity_price_per_kwh")[1],
-        label=_("Electricity price per kWh, in your currency"),
-        required=False,
-    )
-    pue = DecimalNumberField(
-        minimum=_spec_bounds("pue")[0],
-        maximum=_spec_bounds("pue")[1],
-        label=_("PUE (facility power / IT power)"),
-        required=False,
-    )
-    horizon_years = WholeNumberField(
-        minimum=MIN_HORIZON_YEARS,
-        maximum=MAX_HORIZON_YEARS,
-        label=_("Compare costs over how many years?"),
-        initial=DEFAULT_HORIZON_YEARS,
-    )
-    utilization_pct = WholeNumberField(
-        minimum=MIN_UTILIZATION_PCT,
-        maximum=MAX_UTILIZATION_PCT,
-        label=_("Expected utilisation of the GPUs (%)"),
-        initial=DEFAULT_UTILIZATION_PCT,
-    )
-    budget = DecimalNumberField(
-        minimum=0,
-        maximum=BUDGET_MAX,
-        label=_("Hardware budget"),
-        required=False,
-    )
-
-    choice_help = {
-        "deployment": {
-            Deployment.ON_PREMISES.value: _(
-                "You buy the servers and run them in your own room or a rented rack."
-            ),
-            Deployment.MANAGED.value: _(
-                "We own and run the servers for a predictable monthly fee."
-            ),
-            Deployment.NOT_SURE.value: _("Compare both, and cloud GPUs, before deciding."),
-        },
-        "currency": {"EUR": _("Euro"), "USD": _("US dollar")},
-    }
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        allowed = gettext("Allowed: %(range)s.")
-        fields = self.fields
-        fields["electricity_price"].help_text = " ".join(
-            (
-                gettext("Leave empty to use the region's default shown above."),
-                allowed % {"range": fields["electricity_price"].range_text()},
-            )
-        )
-        fields["pue"].help_text = " ".join(
-            (
-                gettext(
-                    "1.0 would be a data centre with no cooling overhead; leave empty for the "
-                    "default."
-                ),
-                allowed % {"range": fields["pue"].range_text()},
-            )
-        )
-        fields["horizon_years"].help_text = allowed % {
-            "range": fields["horizon_years"].range_text()
-        }
-        fields["utilization_pct"].help_text = " ".join(
-            (
-                gettext("The share of the time the GPUs are busy."),
-                allowed % {"range": fields["utilization_pct"].range_text()},
-            )
-        )
-        fields["budget"].help_text = gettext(
-            "For the purchase of the servers, in your currency. Leave empty for no limit."
-        )
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        currency = data.get("currency") or DEFAULT_CURRENCY
-        for field, name in (("electricity_price", "electricity_price_per_kwh"), ("pue", "pue")):
-            value = data.get(field)
-            if value is None or field in self.errors:
-                continue
-            try:
-                assumption_validate(name, value, currency)
-            except AssumptionError as exc:
-                self.add_error(field, text(exc.message))
-        return data
-
-    def overrides(self) -> dict[str, str]:
-        data = self.cleaned_data
-        found = {
-            "electricity_price_per_kwh": data.get("electricity_price"),
-            "pue": data.get("pue"),
-        }
-        return {name: _jsonable(value) for name, value in found.items() if value is not None}
-
-
-STEP_FORMS: dict[str, type[WizardStepForm]] = {
-    form.step: form for form in (ProjectForm, DataForm, UsageForm, DeploymentForm)
-}
-STEPS: tuple[str, ...] = tuple(STEP_FORMS)
-STEP_TITLES = {
-    "project": _("Project"),
-    "data": _("Data"),
-    "usage": _("Production or experiment"),
-    "deployment": _("Deployment and costs"),
-}
-
-
-# --- The quote request ------------------------------------------------------------------------
-
-
-class QuoteRequestForm(forms.Form):
-    name = SingleLineField(label=_("Your name"), max_length=120)
-    company = SingleLineField(label=_("Company"), max_length=160)
-    email = forms.EmailField(label=_("E-mail"), max_length=254)
-    country = CountryFormField(label=_("Country"))
-    message = MultiLineField(
-        label=_("Message"),
-        required=False,
-        max_length=4000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-    )
-    consent = forms.BooleanField(
-        label=_(
-            "I agree that the sales team contacts me about this quote and keeps my details "
-            "for that purpose."
-        ),
-        error_messages={"required": _("Tick this box so that we may contact you.")},
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["name"].widget.attrs["autocomplete"] = "name"
-        self.fields["company"].widget.attrs["autocomplete"] = "organization"
-        self.fields["email"].widget.attrs["autocomplete"] = "email"
-        self.fields["country"].widget.attrs["autocomplete"] = "country"

@@ -1,0 +1,106 @@
+"""``compute(inputs) -> AdviceResult``: the one computation behind the wizard, partner quotes and
+the checklist, against the current catalog and regional assumptions.
+
+Sizing and the builder's options for the workload, then the TCO of the balanced option (or the
+only one), the job on the recommended GPUs and on a single consumer workstation card for
+comparison. Engine objects throughout: nothing is turned into dicts and read back.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from catalog.selectors import catalog_snapshot_get, price_ages_get
+from engine.advice import sized_on, tco_configuration
+from engine.builder import Environment, Option, Tier
+from engine.model_registry import get_model
+from engine.money import Money
+from engine.parts import GpuClass, GpuSpec
+from engine.workload import Workload, workload_from_dict
+from quotes.advice.result import AdviceInputs, AdviceResult, GpuChoice, ModelSummary, PriceAge
+from quotes.advice.selectors import advice_get, assumptions_get, tco_get
+
+# The single consumer GPU workstation the recommended configuration is compared with.
+WORKSTATION_GPU_SKU = "NVIDIA-RTX4090-24GB"
+# Regional defaults shown next to the customer's own values (with their sources).
+SHOWN_DEFAULTS = ("electricity_price_per_kwh", "pue", "grid_carbon_kg_per_kwh")
+
+
+def _workstation_gpu(gpus: tuple[GpuSpec, ...]) -> GpuSpec | None:
+    named = next((gpu for gpu in gpus if gpu.sku == WORKSTATION_GPU_SKU), None)
+    if named is not None:
+        return named
+    consumer = [gpu for gpu in gpus if gpu.gpu_class is GpuClass.CONSUMER]
+    return max(consumer, key=lambda gpu: (gpu.bf16_tflops, gpu.memory_gb), default=None)
+
+
+def _model_summary(workload: Workload) -> ModelSummary:
+    entry = None if workload.model is None else get_model(workload.model)
+    if entry is not None:
+        return ModelSummary(entry.id, entry.name, round(entry.parameters / 1e9, 3))
+    return ModelSummary(None, None, workload.parameters_billions)
+
+
+def _chosen(options: tuple[Option, ...]) -> Option | None:
+    by_tier = {option.tier: option for option in options}
+    return by_tier.get(Tier.BALANCED) or next(iter(options), None)
+
+
+def _choice(gpu: GpuSpec, count: int) -> GpuChoice:
+    return GpuChoice(sku=gpu.sku, name=gpu.name, count=count, memory_gb=gpu.memory_gb)
+
+
+def compute(inputs: AdviceInputs) -> AdviceResult:
+    """Raises the engine's ``WorkloadError`` / ``AssumptionError`` / ``TcoInputError``."""
+    workload = workload_from_dict(inputs.workload)
+    currency = inputs.currency
+    advice = advice_get(
+        workload=workload,
+        environment=Environment(inputs.environment),
+        currency=currency,
+        budget=None if inputs.budget is None else Money(inputs.budget, currency),
+        growth_gpus=inputs.growth_gpus,
+    )
+    chosen = _chosen(advice.build.options)
+    tco = None
+    if chosen is not None:
+        tco = tco_get(
+            configuration=tco_configuration(chosen),
+            horizon_years=inputs.horizon_years,
+            utilization=inputs.utilization,
+            region=inputs.region,
+            currency=currency,
+            overrides={name: Decimal(value) for name, value in inputs.overrides.items()},
+        )
+
+    gpus = catalog_snapshot_get(currency=currency).gpus
+    recommended = None
+    on_recommended = None
+    if chosen is not None:
+        sku = next(line.sku for line in chosen.parts if line.kind == "gpu")
+        gpu = next((gpu for gpu in gpus if gpu.sku == sku), None)
+        if gpu is not None:
+            recommended = _choice(gpu, chosen.totals.gpus)
+            on_recommended = sized_on(workload, gpu, chosen.totals.gpus)
+    workstation = _workstation_gpu(gpus)
+    defaults = assumptions_get(region=inputs.region, currency=currency)
+    ages = price_ages_get(currency=currency)
+    built_skus = {line.sku for option in advice.build.options for line in option.parts}
+    return AdviceResult(
+        inputs=inputs,
+        model=_model_summary(workload),
+        sizing=advice.sizing,
+        build=advice.build,
+        chosen_tier=None if chosen is None else chosen.tier,
+        tco=tco,
+        recommended_gpu=recommended,
+        on_recommended=on_recommended,
+        workstation_gpu=None if workstation is None else _choice(workstation, 1),
+        on_workstation=None if workstation is None else sized_on(workload, workstation, 1),
+        defaults=tuple(defaults[name] for name in SHOWN_DEFAULTS if name in defaults),
+        price_ages={
+            sku: PriceAge(age.observed_on, age.stale)
+            for sku, age in sorted(ages.items())
+            if sku in built_skus
+        },
+    )

@@ -1,0 +1,83 @@
+"""The one result object: what GPUQuote advises for a set of answers, as the engine computed it.
+
+``AdviceResult`` flows unchanged from ``advice.compute`` to the wizard's result page, the
+checklist PDF, the quote builder and the partner API; it is stored language-neutral with
+``advice.store`` and rendered in the reader's language only at the edge (``advice.presenters``).
+Pure: no Django import.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from engine.assumptions import Assumption
+from engine.builder import BuildResult, Option, Tier
+from engine.sizing import Sizing
+from engine.tco import TcoResult
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceInputs:
+    """Everything the computation needs: the wizard's four validated steps, or a partner's
+    request (``quotes.advice.inputs`` holds their defaults)."""
+
+    workload: Mapping[str, Any]  # the engine's JSON shape (``workload_from_dict``)
+    environment: str
+    uptime: str
+    growth_gpus: int
+    deployment: str
+    region: str
+    currency: str
+    horizon_years: int
+    utilization: Decimal
+    budget: Decimal | None
+    overrides: Mapping[str, str]  # assumption name -> decimal string
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSummary:
+    """The model the customer named (registry id and name), or only its size."""
+
+    id: str | None
+    name: str | None
+    parameters_billions: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuChoice:
+    sku: str
+    name: str
+    count: int  # GPUs of the recommended option, all servers
+    memory_gb: float  # GB = 10^9 bytes, per GPU
+
+
+@dataclass(frozen=True, slots=True)
+class PriceAge:
+    """The date of a part's price the options were built with, and whether it was stale."""
+
+    observed_on: dt.date
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceResult:
+    inputs: AdviceInputs
+    model: ModelSummary
+    sizing: Sizing  # the job on its own (no GPU chosen)
+    build: BuildResult
+    chosen_tier: Tier | None  # balanced when built, else the only option; None: nothing fits
+    tco: TcoResult | None  # of the chosen option
+    recommended_gpu: GpuChoice | None
+    on_recommended: Sizing | None  # the job on the chosen option's GPUs
+    workstation_gpu: GpuChoice | None  # the consumer card it is compared with (count 1)
+    on_workstation: Sizing | None
+    defaults: tuple[Assumption, ...]  # the regional defaults shown beside the customer's values
+    price_ages: Mapping[str, PriceAge]  # SKU -> the date of the price each part was built with
+
+    @property
+    def chosen(self) -> Option | None:
+        return next((o for o in self.build.options if o.tier == self.chosen_tier), None)

@@ -1,0 +1,1 @@
+"""The wizard's views: the steps (``steps``) and the stored result (``result``)."""
