@@ -2,15 +2,13 @@
 
 Bulk-creates 10,000 quotes (one revision and two lines each) in the development database under
 the year 1999, so their numbers never meet real ones, signs in a sales rep with Django's test
-client and deletes everything it made afterwards. Target: p95 < 200 ms per page.
+client and deletes everything it made afterwards (rows and rep built by ``tests/factories.py``).
+Target: p95 < 200 ms per page.
 
 Run: ``python -m benchmarks bench_dashboard`` (or ``make bench``).
 """
 
 from __future__ import annotations
-
-import datetime as dt
-from decimal import Decimal
 
 from benchmarks.timing import django_setup, measure, report
 
@@ -22,46 +20,23 @@ USERNAME = "bench-dashboard-rep"
 
 
 def _populate() -> None:
-    from quotes.models import Quote, QuoteLine, QuoteRevision
+    from tests.factories import quote_build, quotes_bulk_make
 
     statuses = ("draft", "sent", "accepted", "declined", "expired")
     origins = ("wizard", "staff", "partner_api")
-    quotes = Quote.objects.bulk_create(
-        Quote(
-            number=f"Q-{YEAR}-{n:05d}",
-            year=YEAR,
-            sequence=n,
-            origin=origins[n % 3],
-            status=statuses[n % 5],
-            company=f"Bench company {n}",
-            contact_name=f"Contact {n}",
-            email=f"contact{n}@bench.example",
-            country="FR",
-        )
-        for n in range(1, QUOTES + 1)
-    )
-    valid = dt.date(2027, 1, 1)
-    revisions = QuoteRevision.objects.bulk_create(
-        QuoteRevision(quote=quote, index=0, valid_until=valid) for quote in quotes
-    )
-    for quote, revision in zip(quotes, revisions, strict=True):
-        quote.current_revision = revision
-    Quote.objects.bulk_update(quotes, ["current_revision"], batch_size=1000)
-    QuoteLine.objects.bulk_create(
+    quotes_bulk_make(
         (
-            QuoteLine(
-                revision=revision,
-                position=position,
-                kind="part",
-                description="GPU",
-                quantity=Decimal(1),
-                unit_price=Decimal("1000.00"),
-                currency="EUR",
+            quote_build(
+                year=YEAR,
+                sequence=n,
+                origin=origins[n % 3],
+                status=statuses[n % 5],
+                company=f"Bench company {n}",
+                email=f"contact{n}@bench.example",
             )
-            for revision in revisions
-            for position in (1, 2)
+            for n in range(1, QUOTES + 1)
         ),
-        batch_size=2000,
+        lines_per_quote=2,
     )
 
 
@@ -80,18 +55,15 @@ def _clean() -> None:
 
 def main() -> bool:
     django_setup()
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
     from django.test import Client
     from django.urls import reverse
 
-    from quotes.sales.services import REP_GROUP
+    from tests.factories import staff_user_make
 
     _clean()
     _populate()
     try:
-        user = get_user_model().objects.create_user(username=USERNAME)
-        user.groups.add(Group.objects.get_or_create(name=REP_GROUP)[0])
+        user = staff_user_make(USERNAME)
         client = Client(HTTP_HOST="localhost")
         client.force_login(user)
         url = reverse("wizard:staff:dashboard")

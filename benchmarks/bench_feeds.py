@@ -2,11 +2,12 @@
 
 Runs on the database DATABASE_URL points at (the development SQLite file by default; CI and the
 reference figures use PostgreSQL) and says which. Everything it creates (100,000 parts with a
-current price, a source, the runs and the new prices) lives in one transaction that is rolled
-back, so the database is left as it was. The feed is a CSV file read from disk like any file
-source: 50 % of the prices changed by +5 %, 45 % unchanged, 4.9 % moved by +60 % (quarantined) and
-0.1 % unknown SKUs (reported row by row). Three runs: the timed first apply, the same feed again
-(a no-op), and the first apply once more under tracemalloc for the peak of Python allocations.
+current price, a source, the runs and the new prices; the first three built by
+``tests/factories.py``) lives in one transaction that is rolled back, so the database is left as
+it was. The feed is a CSV file read from disk like any file source: 50 % of the prices changed by
++5 %, 45 % unchanged, 4.9 % moved by +60 % (quarantined) and 0.1 % unknown SKUs (reported row by
+row). Three runs: the timed first apply, the same feed again (a no-op), and the first apply once
+more under tracemalloc for the peak of Python allocations.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def main() -> bool:
     from django.conf import settings
     from django.db import connection, transaction
 
-    from catalog.models import Part, PartKind, Price, PriceSource, QuarantinedPrice
+    from catalog.models import Part, PartKind, Price, QuarantinedPrice
     from catalog.services import price_source_refresh
+    from tests.factories import part_build, price_build, price_source_make
 
     vendor = connection.vendor
     print(f"   database: {vendor} ({connection.settings_dict['NAME']})")
@@ -62,7 +64,7 @@ def main() -> bool:
             started = time.perf_counter()
             parts = Part.objects.bulk_create(
                 (
-                    Part(
+                    part_build(
                         kind=PartKind.DRIVE,
                         sku=f"BENCH-{i:06d}",
                         vendor="Benchmark",
@@ -75,25 +77,14 @@ def main() -> bool:
             )
             Price.objects.bulk_create(
                 (
-                    Price(
-                        part=part,
-                        price_kind="purchase",
-                        amount=Decimal(100 + i % 900),
-                        currency="EUR",
-                        observed_on=OLD_DAY,
-                        source="benchmark",
+                    price_build(
+                        part, amount=Decimal(100 + i % 900), observed_on=OLD_DAY, source="benchmark"
                     )
                     for i, part in enumerate(parts)
                 ),
                 batch_size=5000,
             )
-            source = PriceSource.objects.create(
-                name="Benchmark feed",
-                kind="supplier",
-                location=feed.name,
-                format="csv",
-                currency="EUR",
-            )
+            source = price_source_make(name="Benchmark feed", location=feed.name)
             print(
                 f"   set-up: {ROWS:,} parts with a price, feed of {feed.stat().st_size:,} bytes "
                 f"({time.perf_counter() - started:.1f} s)"

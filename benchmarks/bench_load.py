@@ -46,7 +46,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.timing import django_setup
+from tests.workers import WaitTimeout, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
@@ -152,13 +152,17 @@ def _gunicorn(port: int, log_path: Path) -> Iterator[str]:
     with log_path.open("wb") as log:
         server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not _answers(port):
-            if server.poll() is not None:
-                raise ServerError(f"gunicorn exited with status {server.returncode}")
-            if time.monotonic() > deadline:
-                raise ServerError(f"GET /livez did not answer 200 within {READY_TIMEOUT_S} s")
-            time.sleep(0.2)
+        try:
+            wait_until(
+                lambda: server.poll() is not None or _answers(port),
+                timeout=READY_TIMEOUT_S,
+                interval=0.2,
+                what="GET /livez to answer 200",
+            )
+        except WaitTimeout as error:
+            raise ServerError(str(error)) from None
+        if server.poll() is not None:
+            raise ServerError(f"gunicorn exited with status {server.returncode}")
         yield f"http://127.0.0.1:{port}"
     finally:
         server.terminate()
@@ -288,14 +292,14 @@ def main() -> bool:
     django_setup()
     from django.db import connection
 
-    from quotes.models import Partner
-    from quotes.partners.keys import api_key_issue, api_key_revoke
+    from quotes.partners.keys import api_key_revoke
+    from tests.factories import api_key_make, partner_make
 
     seconds = int(os.environ.get("BENCH_LOAD_SECONDS") or DEFAULT_SECONDS)
     database = f"{connection.vendor} ({Path(str(connection.settings_dict['NAME'])).name})"
-    partner, _created = Partner.objects.get_or_create(name=PARTNER_NAME)
+    partner = partner_make(name=PARTNER_NAME)
     _bench_quotes_delete(partner)  # what an interrupted run left
-    key, raw = api_key_issue(partner=partner, name="bench")
+    key, raw = api_key_make(partner, name="bench")
     workdir = Path(tempfile.mkdtemp(prefix="bench_load_"))
     server_log = workdir / "gunicorn.log"
     results: dict[str, LoadResult] = {}

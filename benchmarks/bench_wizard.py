@@ -18,28 +18,6 @@ TARGET_PDF_MS = 2000.0
 RUNS = 30
 PDF_RUNS = 8
 
-ANSWERS = {
-    "project": {
-        "goal": "fine_tuning",
-        "model": "llama-3.1-8b",
-        "method": "lora",
-        "precision": "bf16",
-        "batch_size": "8",
-        "sequence_length": "2048",
-        "lora_rank": "16",
-        "gradient_checkpointing": "on",
-    },
-    "data": {"kind": "text", "total_gb": "2", "epochs": "3"},
-    "usage": {"environment": "production", "uptime": "business_hours", "growth_gpus": "1"},
-    "deployment": {
-        "deployment": "not_sure",
-        "region": "FR",
-        "currency": "EUR",
-        "horizon_years": "3",
-        "utilization_pct": "60",
-    },
-}
-
 
 def main() -> bool:
     django_setup()
@@ -53,6 +31,10 @@ def main() -> bool:
     from django.urls import reverse
 
     from quotes.models import WizardResult
+    from tests.quotes.wizard.wizard_cases import FINE_TUNING
+
+    # The answers the tests walk (one copy), deployment "not sure": every option is shown.
+    answers = FINE_TUNING | {"deployment": FINE_TUNING["deployment"] | {"deployment": "not_sure"}}
 
     client = Client(HTTP_HOST="localhost")
     ok = True
@@ -61,10 +43,10 @@ def main() -> bool:
         return reverse("wizard:step", kwargs={"step": step})
 
     def post(step: str) -> None:
-        response = client.post(url(step), ANSWERS[step] | {"nav": "next"})
+        response = client.post(url(step), answers[step] | {"nav": "next"})
         assert response.status_code == 302, (step, response.status_code)
 
-    steps = list(ANSWERS)
+    steps = list(answers)
     for index, step in enumerate(steps):
         if index:
             post(steps[index - 1])
@@ -77,7 +59,7 @@ def main() -> bool:
     created: list[str] = []
 
     def finish() -> None:
-        response = client.post(url("deployment"), ANSWERS["deployment"] | {"nav": "next"})
+        response = client.post(url("deployment"), answers["deployment"] | {"nav": "next"})
         assert response.status_code == 302, response.status_code
         created.append(response["Location"])
 

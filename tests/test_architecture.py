@@ -225,6 +225,66 @@ def test_shared_plumbing_imports_neither_app(package):
     assert offenders == [], f"{package} is shared plumbing:\n" + "\n".join(offenders)
 
 
+# Inside the quotes app (README "Architecture"): models and advice under the edges (the wizard,
+# sales, partners and their PDFs), the REST API on top. A module never imports a higher layer.
+QUOTES_LAYERS = {
+    "quotes.advice.inputs": 0,  # the answers' values and defaults: the models' choices too
+    "quotes.models": 0,
+    "quotes.advice": 1,
+    "quotes.wizard": 2,
+    "quotes.sales": 2,
+    "quotes.partners": 2,
+    "quotes.pdf": 2,
+    "quotes.api": 3,
+}
+# Advice modules that hold or read the one result object: pure Python, like the engine.
+PURE_ADVICE_MODULES = ("quotes.advice.result", "quotes.advice.store", "quotes.advice.checklist")
+
+
+def _layer(module: str) -> int | None:
+    return next(
+        (
+            level
+            for prefix, level in QUOTES_LAYERS.items()
+            if (module + ".").startswith(prefix + ".")
+        ),
+        None,
+    )
+
+
+def test_quotes_layers_point_down():
+    offenders = sorted(
+        f"{module} (layer {_layer(module)}) imports {target} (layer {_layer(target)})"
+        for module, targets in GRAPH.items()
+        if _layer(module) is not None
+        for target in targets
+        if (_layer(target) or 0) > (_layer(module) or 0)
+    )
+    assert offenders == [], "an upward import inside quotes:\n" + "\n".join(offenders)
+
+
+def test_sales_never_imports_webhook_code():
+    offenders = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if module.startswith("quotes.sales")
+        for target in targets
+        if target.startswith("quotes.partners.webhooks") or target == "quotes.partners.relay"
+    )
+    assert offenders == [], "status changes reach webhooks through signals:\n" + "\n".join(
+        offenders
+    )
+
+
+@pytest.mark.parametrize("module", PURE_ADVICE_MODULES)
+def test_the_result_object_is_pure(module):
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    allowed = stdlib | {"engine", "quotes"}
+    assert EXTERNAL[module] - allowed == set()
+    project = {name for name in GRAPH[module] if name.startswith("quotes.")}
+    assert project <= {"quotes.advice.result"} | set(PURE_ADVICE_MODULES), project
+
+
 def test_no_import_cycle_between_modules():
     cycles = _cycles(RUNTIME_GRAPH)
     new = [cycle for cycle in cycles if cycle not in ALLOWED_CYCLES]

@@ -1,6 +1,6 @@
 """Real processes for the integration and reliability tests: a Celery worker (subprocess, solo
 pool) on the test database, gunicorn, a private redis-server, an HTTP server for a partner or a
-feed, and a bounded wait. 127.0.0.1 only."""
+feed, and ``wait_until``, the bounded poll every wait in the tests goes through. 127.0.0.1 only."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -26,6 +26,12 @@ from pytest_httpserver import HTTPServer
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 READY_TIMEOUT_S = 60
+
+T = TypeVar("T")
+
+
+class WaitTimeout(AssertionError):
+    """What ``wait_until`` raises: a test that waited in vain fails (it does not error)."""
 
 
 def worker_database_url(database_url: str) -> str:
@@ -92,7 +98,9 @@ class Worker(LoggedProcess):
             "--loglevel=INFO",
         ]
         super().__init__(log_path, command, env=environment)
-        wait_for(self._ready, timeout_s=READY_TIMEOUT_S, what="the worker to be ready", worker=self)
+        wait_until(
+            self._ready, timeout=READY_TIMEOUT_S, what="the worker to be ready", process=self
+        )
 
     def _ready(self) -> bool:
         if self.process.poll() is not None:
@@ -119,7 +127,7 @@ class Gunicorn(LoggedProcess):
         command = [str(gunicorn), "gpuquote.wsgi", "--bind", f"127.0.0.1:{self.port}"]
         command += ["--workers", str(workers), "--threads", str(threads)]
         super().__init__(log_path, command, env=env)
-        wait_for(self._answers, timeout_s=READY_TIMEOUT_S, what="gunicorn", worker=self)
+        wait_until(self._answers, timeout=READY_TIMEOUT_S, what="gunicorn", process=self)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -179,7 +187,7 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        wait_for(self._answers, timeout_s=10, what=f"redis-server on port {self.port}")
+        wait_until(self._answers, timeout=10, what=f"redis-server on port {self.port}")
 
     def _answers(self) -> bool:
         try:
@@ -196,21 +204,26 @@ class RedisServer:
         self.process = None
 
 
-def wait_for(
-    check: Callable[[], Any],
+def wait_until(
+    predicate: Callable[[], T | None],
     *,
-    timeout_s: float = 30,
-    what: str = "",
-    worker: LoggedProcess | None = None,
-) -> Any:
-    """Poll ``check`` until it returns something true (bounded: fails after ``timeout_s``)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
+    timeout: float = 30.0,
+    interval: float = 0.1,
+    what: str = "the condition",
+    process: LoggedProcess | None = None,
+) -> T:
+    """Call ``predicate`` every ``interval`` seconds until it returns something true, and return
+    that; past ``timeout`` seconds, raise ``WaitTimeout`` naming ``what`` was awaited (with the
+    tail of ``process``'s output). A poll against a deadline: never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
         if value:
             return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}:\n{worker.output() if worker else ''}")
+        if time.monotonic() >= deadline:
+            output = f"\n{process.output()}" if process else ""
+            raise WaitTimeout(f"timed out after {timeout:g} s waiting for {what}{output}")
+        time.sleep(interval)
 
 
 @contextmanager

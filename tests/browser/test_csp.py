@@ -17,8 +17,8 @@ from django.core.management import call_command
 from quotes.sales import services
 from tests.browser.test_staff_quote import sign_in
 from tests.browser.test_wizard import NEXT, fill_step
-from tests.quotes.test_quote_services import _user, wizard_request_make
-from tests.quotes.wizard_cases import CASES
+from tests.quotes.sales.test_quote_services import _user, wizard_request_make
+from tests.quotes.wizard.wizard_cases import CASES
 
 pytestmark = [
     pytest.mark.browser,

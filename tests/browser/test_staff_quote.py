@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 from quotes.models import Quote, QuoteEvent
 from quotes.sales import services
-from tests.quotes.test_quote_services import _user, wizard_request_make
+from tests.quotes.sales.test_quote_services import _user, wizard_request_make
 
 pytestmark = [
     pytest.mark.browser,

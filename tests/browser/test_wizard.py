@@ -14,10 +14,10 @@ import pytest
 from django.utils import translation
 from pypdf import PdfReader
 
+from gpuquote.core.formatting import money_format, number_localized
 from quotes.models import QuoteRequest, WizardResult
-from quotes.templatetags.money import money_format, number_localized
 from tests.browser.conftest import publish_screenshot
-from tests.quotes.wizard_cases import CASES, EXPECTED, engine_answer
+from tests.quotes.wizard.wizard_cases import CASES, EXPECTED, engine_answer, stored_advice
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -125,9 +125,10 @@ def test_checklist_pdf_downloads_in_the_results_language(new_page):
     reader = PdfReader(io.BytesIO(download.path().read_bytes()))
     text = SPACES.sub(" ", "\n".join(p.extract_text() for p in reader.pages))
     result = WizardResult.objects.get()
-    texts = result.result["by_language"]["fr"]
+    tco = stored_advice(result).tco
+    assert tco is not None
     with translation.override("fr"):
-        total = money_format(texts["tco"]["options"]["on_premises"]["total"], "EUR", places=0)
+        total = money_format(tco.on_premises.total.amount, "EUR", places=0)
     assert _same(total) in text
     for number in range(1, 6):
         assert f"{number}. " in text

@@ -1,7 +1,7 @@
 """The configuration builder on small hand-made catalogs: exact parts, prices and sentences.
 
 Every expected figure is worked out by hand in the test from the catalog factory's prices
-(tests/unit/catalog_factory.py) so that a change in the rules shows up as a readable diff.
+(tests/engine/catalog_factory.py) so that a change in the rules shows up as a readable diff.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from engine.builder import (
     check_configuration,
 )
 from engine.parts import Cooling, FormFactor
-from tests.unit import catalog_factory as make
+from tests.engine import catalog_factory as make
 
 # --- Helpers -------------------------------------------------------------------------------------
 

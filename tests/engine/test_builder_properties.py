@@ -36,7 +36,7 @@ from engine.parts import (
     FormFactor,
     GpuClass,
 )
-from tests.unit import catalog_factory as make
+from tests.engine import catalog_factory as make
 
 # The brute force makes each example cost up to a few hundred ms: 100 examples per run here (a
 # 1,500-example run passed when the builder was written). Raise it locally when changing the search.

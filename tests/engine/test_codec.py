@@ -17,7 +17,7 @@ from engine.money import Money
 from engine.sizing import Sizing
 from engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
 from engine.workload import workload_from_dict
-from tests.unit import catalog_factory as make
+from tests.engine import catalog_factory as make
 
 WORKLOADS = (
     {"task": "inference", "model": "llama-3.1-70b", "inference": {"concurrent_requests": 16}},
@@ -91,7 +91,8 @@ def test_message_parameters_keep_their_types():
     )
     back = decode(Message, _stored(nested))
     assert back == nested
-    assert isinstance(back.params["gb"], Decimal) and str(back.params["gb"]) == "80.0"
+    assert isinstance(back.params["gb"], Decimal)
+    assert str(back.params["gb"]) == "80.0"
     assert back.render() == "H100 has 80.0 GB"
 
 

@@ -13,8 +13,8 @@ from engine.hand_build import (
     configuration_from_parts,
     server_review,
 )
-from tests.unit import catalog_factory as make
-from tests.unit.test_builder import fits, hgx_catalog, hgx_needs, hgx_parts
+from tests.engine import catalog_factory as make
+from tests.engine.test_builder import fits, hgx_catalog, hgx_needs, hgx_parts
 
 
 def specs(catalog: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from catalog.services import price_source_schedule_sync
 from catalog.tasks import refresh_price_source
 from gpuquote.celery import app
 from tests.factories import gpu_make, price_make
-from tests.workers import Worker, http_server, wait_for
+from tests.workers import Worker, http_server, wait_until
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -161,12 +161,12 @@ def test_the_lock_holds_across_workers_and_a_killed_worker_loses_nothing(
     first = start_worker()
 
     beat_dispatch(source, queue)
-    running = wait_for(
+    running = wait_until(
         lambda: source.runs.filter(status=RunStatus.RUNNING).first(),
         what="the first run to start",
-        worker=first,
+        process=first,
     )
-    wait_for(lambda: calls, what="the first fetch", worker=first)
+    wait_until(lambda: calls, what="the first fetch", process=first)
 
     # A second worker (another host) gets the next dispatch while the first run holds the lock.
     second = start_worker()

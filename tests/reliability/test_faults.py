@@ -20,6 +20,7 @@ from kombu import Connection
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from gpuquote.core.outbox import outbox_jobs_redispatch
 from quotes.models import (
     DeliveryStatus,
     OutboxJob,
@@ -29,14 +30,13 @@ from quotes.models import (
     WebhookAttempt,
     WebhookDelivery,
 )
-from quotes.outbox import outbox_jobs_redispatch
 from quotes.partners.webhooks.delivery import DELIVERY_HEADER, NO_ANSWER_RECORDED
 from quotes.partners.webhooks.events import webhook_ping
 from quotes.sales import services
 from quotes.tasks import send_quote_email
 from tests.api_fixtures import partner_key
-from tests.quotes.test_quote_services import _user, quote_make
-from tests.workers import Gunicorn, http_server, wait_for, worker_database_url
+from tests.quotes.sales.test_quote_services import _user, quote_make
+from tests.workers import Gunicorn, http_server, wait_until, worker_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,10 +79,10 @@ def test_a_quote_sent_while_redis_is_down_is_mailed_once_when_it_is_back(
     private_redis.start()
     assert outbox_jobs_redispatch(older_than_s=0) == 1
 
-    wait_for(
+    wait_until(
         lambda: QuoteEvent.objects.filter(kind=QuoteEventKind.EMAIL_SENT).exists(),
         what="the e-mail sent by the worker",
-        worker=worker,
+        process=worker,
     )
     job.refresh_from_db()
     assert job.dispatched_at is not None
@@ -209,7 +209,7 @@ def test_a_worker_killed_mid_delivery_delivers_the_webhook_once_to_the_partner(
     first = start_worker()
 
     delivery = webhook_ping(webhook=webhook)  # queued after commit to the private broker
-    wait_for(lambda: partner_receiver.requests, what="the first delivery request", worker=first)
+    wait_until(lambda: partner_receiver.requests, what="the first delivery request", process=first)
     first.kill()  # mid-request: no answer recorded, the message never acknowledged (acks_late)
     partner_receiver.release.set()
 
@@ -218,12 +218,12 @@ def test_a_worker_killed_mid_delivery_delivers_the_webhook_once_to_the_partner(
     assert _visibility_timeout_passes(private_redis.url) == 1
     second = start_worker()
 
-    wait_for(
+    wait_until(
         lambda: WebhookDelivery.objects.filter(
             pk=delivery.pk, status=DeliveryStatus.SUCCEEDED
         ).exists(),
         what="the delivery to succeed",
-        worker=second,
+        process=second,
     )
     event_id = str(delivery.event_id)
     assert partner_receiver.requests == [event_id, event_id]  # two copies on the wire...

@@ -28,15 +28,15 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.workers import BASE_DIR, Gunicorn, free_port, wait_for
+from tests.workers import BASE_DIR, Gunicorn, free_port, wait_until
 
 PAGE = "/healthz"  # runs a query on the process's database connection
 LOADERS = 4  # as many requests in flight as gunicorn has threads (2 processes x 2 threads)
 MAX_REQUESTS = 2000  # per loader: a bound, never reached in practice
 REQUEST_TIMEOUT_S = 10
-LOAD_BEFORE_RESTART_S = 1.0
-LOAD_AFTER_RESTART_S = 2.0
-MIN_SUCCESSES_AFTER_RESTART = 20
+LOAD_TIMEOUT_S = 30  # for the answers below to come in
+MIN_ANSWERS_BEFORE_RESTART = 20  # the load is on before the restart...
+MIN_SUCCESSES_AFTER_RESTART = 20  # ...and this many requests are answered once it is back
 COMMAND_TIMEOUT_S = 60
 DATABASE = "gpuquote"
 
@@ -134,7 +134,7 @@ class PrivatePostgres:
         self._pg_ctl("restart", "-m", "fast")
 
     def wait_ready(self) -> None:
-        wait_for(self._accepts, timeout_s=30, what=f"PostgreSQL on port {self.port}")
+        wait_until(self._accepts, timeout=30, what=f"PostgreSQL on port {self.port}")
 
     def _accepts(self) -> bool:
         try:
@@ -277,13 +277,23 @@ def test_requests_after_a_real_postgresql_restart_succeed(private_postgres, star
     for loader in loaders:
         loader.start()
     try:
-        time.sleep(LOAD_BEFORE_RESTART_S)
+        wait_until(
+            lambda: len(answers) >= MIN_ANSWERS_BEFORE_RESTART,
+            timeout=LOAD_TIMEOUT_S,
+            what=f"{MIN_ANSWERS_BEFORE_RESTART} answers under load",
+            process=loaded,
+        )
         restart_began = time.monotonic()
         private_postgres.restart()
         private_postgres.wait_ready()
         back_at = time.monotonic()
         idle_after = [_get(idle, PAGE).status for _ in range(3)]
-        time.sleep(LOAD_AFTER_RESTART_S)
+        wait_until(
+            lambda: sum(a.sent_at >= back_at for a in answers) >= MIN_SUCCESSES_AFTER_RESTART,
+            timeout=LOAD_TIMEOUT_S,
+            what=f"{MIN_SUCCESSES_AFTER_RESTART} answers to requests sent after the restart",
+            process=loaded,
+        )
     finally:
         stop.set()
         for loader in loaders:

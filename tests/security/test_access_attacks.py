@@ -19,11 +19,11 @@ from django.urls import reverse
 from django_ratelimit.core import _get_ip
 
 from gpuquote.core.client_ip import client_ip
+from gpuquote.core.roles import REP_GROUP
 from quotes.models import ApiKey, Quote, QuoteEvent, Webhook, WebhookDelivery
 from quotes.partners.keys import api_key_revoke
-from quotes.roles import REP_GROUP
 from tests.api_fixtures import auth, partner_key
-from tests.quotes.test_quote_services import wizard_request_make
+from tests.quotes.sales.test_quote_services import wizard_request_make
 
 pytestmark = pytest.mark.django_db
 

@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from kombu.exceptions import OperationalError
 
+from gpuquote.core.outbox import outbox_jobs_redispatch
 from quotes.models import (
     DeliveryStatus,
     OutboxJob,
@@ -24,11 +25,10 @@ from quotes.models import (
     Webhook,
     WebhookDelivery,
 )
-from quotes.outbox import outbox_jobs_redispatch
 from quotes.sales import services
 from quotes.tasks import deliver_webhook, send_quote_email
 from tests.api_fixtures import partner_key
-from tests.quotes.test_quote_services import _user, quote_make
+from tests.quotes.sales.test_quote_services import _user, quote_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

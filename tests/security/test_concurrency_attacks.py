@@ -25,10 +25,11 @@ import pytest
 from django.conf import settings as django_settings
 from django.urls import reverse
 
-from quotes.models import QuoteRequest, WizardResult
-from quotes.wizard_services import quote_request_create
-from tests.quotes.test_wizard_views import QUOTE, _result, _walk
-from tests.quotes.wizard_cases import FINE_TUNING
+from quotes.models import QuoteRequest
+from quotes.wizard.services import quote_request_create
+from tests.factories import stored_result_make
+from tests.quotes.wizard.test_wizard_views import QUOTE, _result, _walk
+from tests.quotes.wizard.wizard_cases import FINE_TUNING
 from tests.workers import BASE_DIR, Gunicorn
 
 PARALLEL = 8
@@ -65,7 +66,7 @@ def test_a_repeated_quote_request_is_stored_once_and_the_visitor_told(client):
 
 @pytest.mark.django_db
 def test_the_service_returns_the_recorded_request_on_a_repeat():
-    result = WizardResult.objects.create(language="en", answers={}, result={})
+    result = stored_result_make()
 
     first, created = quote_request_create(result=result, **_request_fields("Ada@Example.com"))
     again, created_again = quote_request_create(result=result, **_request_fields())
@@ -79,7 +80,7 @@ def test_the_service_returns_the_recorded_request_on_a_repeat():
 def test_a_lost_race_returns_the_winners_request(monkeypatch):
     """The parallel twin commits between our check and our insert: the constraint refuses our
     row and the service returns the twin's."""
-    result = WizardResult.objects.create(language="en", answers={}, result={})
+    result = stored_result_make()
     full_clean = QuoteRequest.full_clean
 
     def twin_commits_meanwhile(self, *args, **kwargs):
@@ -111,7 +112,7 @@ import json
 from decimal import Decimal
 from django.contrib.auth.models import Group, User
 from quotes.sales import services
-from quotes.models import WizardResult
+from tests.factories import stored_result_make
 
 rep = User.objects.create_user(username="rep", password="not-a-real-password")
 rep.groups.add(Group.objects.get_or_create(name=services.REP_GROUP)[0])
@@ -124,7 +125,7 @@ quote = services.quote_create(
     country="FR", lines=[line],
 )
 services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
-result = WizardResult.objects.create(language="en", answers={}, result={})
+result = stored_result_make()
 print("SETUP=" + json.dumps({"quote": quote.token, "result": result.token}))
 """
 

@@ -18,13 +18,13 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
-from quotes import forms as wizard_forms
 from quotes.models import Quote, QuoteRequest
 from quotes.sales import forms as staff_forms
 from quotes.sales import services
+from quotes.wizard import forms as wizard_forms
 from tests.api_fixtures import auth, partner_key
-from tests.quotes.test_quote_services import _user, quote_make
-from tests.quotes.wizard_cases import wizard_result_make
+from tests.quotes.sales.test_quote_services import _user, quote_make
+from tests.quotes.wizard.wizard_cases import wizard_result_make
 
 pytestmark = pytest.mark.django_db
 

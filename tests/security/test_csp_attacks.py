@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.quotes.test_quote_services import _user, quote_make, wizard_request_make
-from tests.quotes.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
+from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
+from tests.quotes.wizard.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 
 pytestmark = pytest.mark.django_db
 

@@ -21,13 +21,14 @@ from django.urls import reverse
 
 from gpuquote.core import numbers
 from gpuquote.core.text import control_characters_find
-from quotes import forms as wizard_forms
 from quotes.models import Quote
 from quotes.sales import forms as staff_forms
 from quotes.sales import services
+from quotes.wizard import forms as wizard_forms
+from quotes.wizard.forms import fields as wizard_fields
 from tests.api_fixtures import auth, partner_key
-from tests.quotes.test_quote_services import _user, quote_make
-from tests.quotes.wizard_cases import FINE_TUNING
+from tests.quotes.sales.test_quote_services import _user, quote_make
+from tests.quotes.wizard.wizard_cases import FINE_TUNING
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +63,7 @@ class _IntSpy(builtins.int, metaclass=_IntSpyMeta):
 @pytest.fixture(autouse=True)
 def no_huge_int(monkeypatch):
     """Every module that turns parsed numbers into ints uses the spy instead of the builtin."""
-    for module in (wizard_forms, numbers):
+    for module in (wizard_fields, numbers):
         monkeypatch.setattr(module, "int", _IntSpy, raising=False)
 
 
@@ -331,7 +332,7 @@ def test_json_lone_surrogate_in_a_key_is_refused(client):
 def test_json_two_hundred_thousand_keys_are_refused_before_validation(
     client, monkeypatch, settings
 ):
-    from quotes.api import views as api_views
+    from quotes.api import calculators as api_views
 
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000_000  # the body is 3.3 MB: under the limit
 

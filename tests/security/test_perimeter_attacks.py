@@ -14,11 +14,11 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 
-from quotes import pdf
 from quotes.models import Quote, QuoteEvent, QuoteRequest, WizardResult
+from quotes.pdf import render as pdf_render
 from quotes.sales import services
-from tests.quotes.test_quote_services import _user, quote_make
-from tests.quotes.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
+from tests.quotes.sales.test_quote_services import _user, quote_make
+from tests.quotes.wizard.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
@@ -121,13 +121,13 @@ def test_checklist_pdf_flood_is_answered_429(client):
 
 def test_checklist_pdf_downloads_render_once_per_result_and_language(client, monkeypatch):
     renders: list[str] = []
-    real_render = pdf.render_pdf
+    real_render = pdf_render.render_pdf
 
     def spy(template_name, context):
         renders.append(template_name)
         return real_render(template_name, context)
 
-    monkeypatch.setattr(pdf, "render_pdf", spy)
+    monkeypatch.setattr(pdf_render, "render_pdf", spy)
     result = wizard_result_make(client, REMOTE_ADDR=NEIGHBOUR)
     url = reverse("wizard:checklist_pdf", kwargs={"token": result.token})
 

@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from engine.assumptions import REGIONS, builtin_facts
+from quotes.advice.selectors import assumptions_get
 from quotes.models import RegionAssumption
-from quotes.selectors import assumptions_get
 
 pytestmark = pytest.mark.django_db
 

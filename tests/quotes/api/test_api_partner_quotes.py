@@ -22,7 +22,7 @@ from quotes.models import ApiKey, Quote, Webhook, WebhookDelivery
 from quotes.partners.keys import api_key_revoke
 from quotes.sales import services as quote_services
 from tests.api_fixtures import auth, partner_key
-from tests.quotes.test_quote_services import _user
+from tests.quotes.sales.test_quote_services import _user
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from engine.assumptions import region_defaults
 from engine.money import Money
 from engine.tco import TcoConfiguration, TcoInput, compute_tco
+from quotes.advice.services import region_assumptions_seed
 from quotes.models import RegionAssumption
-from quotes.services import region_assumptions_seed
 
 pytestmark = pytest.mark.django_db
 

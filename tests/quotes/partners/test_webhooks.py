@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import socket
+import threading
 import time
 from decimal import Decimal
 
@@ -45,6 +46,7 @@ from quotes.sales.services import quote_create
 from quotes.tasks import WEBHOOK_MAX_RETRIES, deliver_webhook
 from tests.api_fixtures import auth, partner_key
 from tests.factories import cpu_make, gpu_make, price_make
+from tests.workers import wait_until
 
 # Names resolve without the network (*.example: a public address); receivers on 127.0.0.1 are
 # allowed explicitly through ``outbound_allows_loopback`` (tests/conftest.py).
@@ -222,21 +224,24 @@ def test_an_unreachable_receiver_is_recorded_as_unreachable_only(acme, outbound_
 
 def test_a_slow_receiver_times_out(receiver, acme, monkeypatch):
     monkeypatch.setattr(webhook_delivery, "DELIVERY_TIMEOUT_S", 0.2)
+    answer = threading.Event()
 
     def slow(request):
-        time.sleep(0.6)
+        answer.wait(timeout=10)  # holds the answer until the sender has given up
         return ReceiverResponse("late")
 
     receiver.expect_request(HOOK, method="POST").respond_with_handler(slow)
     delivery = delivery_make(webhook_make(acme[0], receiver.url_for(HOOK)))
 
-    with pytest.raises(WebhookDeliveryError, match="timed out"):
-        webhook_deliver(delivery_id=delivery.pk)
+    try:
+        with pytest.raises(WebhookDeliveryError, match="timed out"):
+            webhook_deliver(delivery_id=delivery.pk)
+    finally:
+        answer.set()
 
     assert attempts(delivery) == [(1, None, "unreachable")]
-    deadline = time.monotonic() + 5  # let the late answer finish before the next test's log
-    while not receiver.log and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # The late answer is logged before the next test reuses the receiver.
+    wait_until(lambda: receiver.log, timeout=5, what="the late answer to be logged")
 
 
 def test_a_redirect_is_not_followed(receiver, acme):

@@ -18,9 +18,9 @@ from quotes.models import Quote, QuoteEvent, QuoteRequest
 from quotes.sales import services
 from quotes.sales.selectors import quote_server_review_get
 from quotes.sales.services import build as build_services
-from tests.quotes.test_quote_services import _user
-from tests.quotes.test_wizard_views import QUOTE, _result, _walk
-from tests.quotes.wizard_cases import CASES
+from tests.quotes.sales.test_quote_services import _user
+from tests.quotes.wizard.test_wizard_views import QUOTE, _result, _walk
+from tests.quotes.wizard.wizard_cases import CASES
 
 pytestmark = pytest.mark.django_db
 

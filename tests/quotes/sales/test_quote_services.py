@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 from decimal import Decimal
@@ -13,11 +14,12 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision, WizardResult
+from engine.builder import BuildResult
+from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision
 from quotes.sales import services
 from quotes.sales.selectors import revision_totals_get
 from quotes.tasks import expire_quotes
-from tests.factories import gpu_make, price_make
+from tests.factories import advice_result_build, gpu_make, price_make, stored_result_make
 
 pytestmark = pytest.mark.django_db
 
@@ -379,46 +381,8 @@ def test_vat_cases(rep, country, vat_number, is_business, rate, total, note):
 
 
 def wizard_request_make(*, deployment="managed") -> QuoteRequest:
-    option = {
-        "tier": "balanced",
-        "servers": 2,
-        "parts": [
-            {
-                "kind": "chassis",
-                "sku": "CHS-1",
-                "name": "Supermicro 8U",
-                "quantity": 1,
-                "role": "",
-                "unit_price": "30000.00",
-            },
-            {
-                "kind": "gpu",
-                "sku": "GPU-H100",
-                "name": "NVIDIA H100",
-                "quantity": 8,
-                "role": "",
-                "unit_price": "25000.00",
-            },
-        ],
-        "totals": {
-            "gpus": 16,
-            "price": "460000.00",
-            "managed_monthly_price": "9000.00",
-            "currency": "EUR",
-        },
-        "checks": [],
-    }
-    texts = {"build": {"options": [option], "unmet": []}, "sizing": {"gpus": 16}, "tco": None}
-    result = WizardResult.objects.create(
-        language="fr",
-        answers={},
-        result={
-            "inputs": {"currency": "EUR", "deployment": deployment, "horizon_years": 3},
-            "model": {"name": "Llama"},
-            "chosen_tier": "balanced",
-            "by_language": {"en": texts, "fr": texts},
-        },
-    )
+    """A request on a stored result whose balanced option is 2 servers of 8 H100."""
+    result = stored_result_make(language="fr", advice=advice_result_build(deployment=deployment))
     return QuoteRequest.objects.create(
         result=result,
         name="Ada",
@@ -484,3 +448,26 @@ def test_setup_roles_is_idempotent():
         .permissions.filter(codename="approve_discount")
         .exists()
     )
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"schema": 1, "inputs": {}, "by_language": {}},  # an earlier schema: figures unreadable
+        "nothing fits",  # a current result whose workload fits no configuration
+    ],
+)
+def test_a_result_without_a_readable_configuration_is_not_quoted(rep, stored):
+    if stored == "nothing fits":
+        advice = dataclasses.replace(
+            advice_result_build(), chosen_tier=None, build=BuildResult(options=(), unmet=())
+        )
+        result = stored_result_make(advice=advice)
+    else:
+        result = stored_result_make(result=stored)
+    customer = {"company": "Acme", "contact_name": "Ada", "email": "a@example.com", "country": "FR"}
+    with pytest.raises(ValidationError, match="create one by hand"):
+        services.quote_create_from_result(
+            user=rep, result=result, customer=customer, origin="wizard"
+        )
+    assert Quote.objects.count() == 0

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 
 from quotes.models import Quote, QuoteEvent
 from quotes.sales import services
-from tests.quotes.test_quote_services import _user, quote_make, wizard_request_make
+from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils import translation
 from pypdf import PdfReader
 
+from gpuquote.core.formatting import money_format
 from quotes.models import WizardResult
-from quotes.templatetags.money import money_format
-from tests.quotes.wizard_cases import wizard_result_make
+from tests.quotes.wizard.wizard_cases import stored_advice, wizard_result_make
 
 pytestmark = pytest.mark.django_db
 
@@ -64,10 +64,11 @@ def test_checklist_pdf_has_the_five_points_and_the_customers_figures(client):
     for number, title in enumerate(POINTS_EN, start=1):
         assert f"{number}. {title}" in text
     assert f"Page 1 / {len(reader.pages)}" in text
-    texts = result.result["by_language"]["en"]
-    memory = _one_decimal(texts["sizing"]["memory_gb"]["total"])
+    advice = stored_advice(result)
+    assert advice.tco is not None
+    memory = _one_decimal(advice.sizing.memory_gb.total)
     assert f"The work needs {memory} GB of GPU memory" in text
-    total = texts["tco"]["options"]["on_premises"]["total"]
+    total = advice.tco.on_premises.total.amount
     with translation.override("en"):
         assert money_format(total, "EUR", places=0) in text
         assert money_format("50000", "EUR", places=0) in text  # the budget, in point 5
@@ -88,11 +89,12 @@ def test_checklist_pdf_is_in_the_results_language(client):
     assert response.status_code == 200
     _reader, text = _pdf_text(response)
     assert result.language == "fr"
-    total = result.result["by_language"]["fr"]["tco"]["options"]["on_premises"]["total"]
+    advice = stored_advice(result)
+    assert advice.tco is not None
     with translation.override("fr"):
-        formatted = money_format(total, "EUR", places=0)
+        formatted = money_format(advice.tco.on_premises.total.amount, "EUR", places=0)
     assert re.sub(r"[\u00a0\u202f]", " ", formatted) in text  # 72 610 €, French style
-    memory = _one_decimal(result.result["by_language"]["fr"]["sizing"]["memory_gb"]["total"])
+    memory = _one_decimal(advice.sizing.memory_gb.total)
     assert str(memory).replace(".", ",") + " GB" in text
     assert re.search(r" 1 / \d+", text)  # page numbers
 

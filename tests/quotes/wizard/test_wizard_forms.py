@@ -6,7 +6,7 @@ import pytest
 from django.utils import translation
 
 from engine.workload import LIMITS
-from quotes.forms import (
+from quotes.wizard.forms import (
     DataForm,
     DeploymentForm,
     ProjectForm,
@@ -14,7 +14,7 @@ from quotes.forms import (
     UsageForm,
     number_parse,
 )
-from tests.quotes.wizard_cases import FINE_TUNING
+from tests.quotes.wizard.wizard_cases import FINE_TUNING
 
 PROJECT = FINE_TUNING["project"]
 TRAINING_PROJECT = {

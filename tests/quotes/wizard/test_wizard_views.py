@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
-from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -15,18 +15,20 @@ from django.utils import translation
 from catalog.models import Part, Price
 from catalog.selectors import price_ages_get
 from engine.builder import Tier
-from engine.money import Money
+from gpuquote.core.formatting import money_format
+from quotes.advice.presenters import build_to_dict, result_to_dict, sizing_to_dict, tco_to_dict
+from quotes.advice.store import result_from_json
 from quotes.models import QuoteRequest, WizardResult
-from quotes.presenters import build_to_dict, sizing_to_dict, tco_to_dict
-from quotes.templatetags.money import money_format
-from quotes.views import SESSION_KEY
-from tests.quotes.wizard_cases import (
+from quotes.wizard.views.steps import SESSION_KEY
+from tests.factories import stored_result_make
+from tests.quotes.wizard.wizard_cases import (
     CASES,
     EXPECTED,
     FINE_TUNING,
     INFERENCE,
     TRAINING,
     engine_answer,
+    stored_advice,
 )
 
 pytestmark = pytest.mark.django_db
@@ -212,17 +214,23 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
     assert len(result.token) >= 43
     assert result.language == "en"
     assert result.answers["workload"] == expected["workload"]
-    stored = result.result
-    assert stored["inputs"]["overrides"] == {k: str(v) for k, v in expected["overrides"].items()}
-    assert stored["chosen_tier"] == str(chosen.tier)
-    with translation.override("en"):
-        assert stored["by_language"]["en"]["sizing"] == sizing_to_dict(advice.sizing)
-        assert stored["by_language"]["en"]["build"] == build_to_dict(
-            advice.build, price_ages_get(currency="EUR")
-        )
-        assert stored["by_language"]["en"]["tco"] == tco_to_dict(tco)
+    stored = result_from_json(result.result)
+    assert stored is not None
+    assert stored.inputs.overrides == {k: str(v) for k, v in expected["overrides"].items()}
+    assert stored.chosen_tier == chosen.tier
+    # The engine's own objects, read back equal: nothing rounded, nothing re-parsed.
+    assert stored.sizing == advice.sizing
+    assert stored.build == advice.build
+    assert stored.tco == tco
+    # Stored language-neutral: message templates, never a rendered sentence.
+    raw = json.dumps(result.result)
+    assert "by_language" not in raw
     with translation.override("fr"):
-        assert stored["by_language"]["fr"]["tco"] == tco_to_dict(tco)
+        french = result_to_dict(stored)
+        assert french["tco"] == tco_to_dict(tco)
+        assert french["sizing"] == sizing_to_dict(advice.sizing)
+        assert french["build"] == build_to_dict(advice.build, price_ages_get(currency="EUR"))
+    assert french["sizing"]["explanations"][0]["text"] not in raw
 
     page = client.get(response["Location"])
     assert page.status_code == 200
@@ -244,10 +252,12 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
 
 def test_inference_result_compares_serving_speed_with_a_workstation(client):
     result = _result(_walk(client, INFERENCE))
-    texts = result.result["by_language"]["en"]
+    advice = stored_advice(result)
 
-    assert result.result["workstation_gpu"]["sku"] == "NVIDIA-RTX4090-24GB"
-    assert texts["on_recommended"]["tokens_per_second"] > 0
+    assert advice.workstation_gpu is not None
+    assert advice.workstation_gpu.sku == "NVIDIA-RTX4090-24GB"
+    assert advice.on_recommended is not None
+    assert (advice.on_recommended.tokens_per_second or 0) > 0
     body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
     assert "Serving speed" in body
     assert "GeForce RTX 4090" in body
@@ -255,10 +265,14 @@ def test_inference_result_compares_serving_speed_with_a_workstation(client):
 
 def test_training_result_compares_training_time(client):
     result = _result(_walk(client, TRAINING))
-    texts = result.result["by_language"]["en"]
-    recommended, workstation = texts["on_recommended"], texts["on_workstation"]
+    advice = stored_advice(result)
+    recommended, workstation = advice.on_recommended, advice.on_workstation
 
-    assert recommended["training_hours"] < workstation["training_hours"]
+    assert recommended is not None
+    assert workstation is not None
+    assert recommended.training_hours is not None
+    assert workstation.training_hours is not None
+    assert recommended.training_hours < workstation.training_hours
     body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
     assert "On one consumer GPU workstation" in body
     assert "about " in body
@@ -268,18 +282,18 @@ def test_the_stored_result_ignores_later_price_changes(client):
     result = _result(_walk(client, FINE_TUNING))
     url = reverse("wizard:result", kwargs={"token": result.token})
     before = client.get(url).content.decode()
-    option = next(
-        o for o in result.result["by_language"]["en"]["build"]["options"] if o["tier"] == "balanced"
-    )
-    gpu_line = next(line for line in option["parts"] if line["kind"] == "gpu")
-    old_price = Money(Decimal(option["totals"]["price"]), "EUR")
+    option = stored_advice(result).chosen
+    assert option is not None
+    assert option.tier == Tier.BALANCED
+    gpu_line = next(line for line in option.parts if line.kind == "gpu")
+    old_price = option.totals.price
 
     # Given: the GPU's price doubles in the catalog after the result was stored.
-    part = Part.objects.get(sku=gpu_line["sku"])
+    part = Part.objects.get(sku=gpu_line.sku)
     Price.objects.create(
         part=part,
         price_kind="purchase",
-        amount=Decimal(gpu_line["unit_price"]) * 2,
+        amount=gpu_line.unit_price.amount * 2,
         currency="EUR",
         observed_on=dt.date(2030, 1, 1),
         source="test: later price list",
@@ -314,9 +328,10 @@ def test_french_result_page_formats_numbers_and_money_for_france(client):
 
     assert result.language == "fr"
     assert '<html lang="fr">' in body
-    total = result.result["by_language"]["fr"]["tco"]["options"]["on_premises"]["total"]
+    tco = stored_advice(result).tco
+    assert tco is not None
     with translation.override("fr"):
-        formatted = money_format(total, "EUR", places=0)
+        formatted = money_format(tco.on_premises.total.amount, "EUR", places=0)
     assert re.fullmatch(r"\d{1,3}(\u00a0\d{3})+\u00a0€", formatted)
     assert formatted in body
 
@@ -402,9 +417,9 @@ def test_quote_request_is_atomic(client, monkeypatch):
 def test_quote_request_service_refuses_missing_consent():
     from django.core.exceptions import ValidationError
 
-    from quotes.wizard_services import quote_request_create
+    from quotes.wizard.services import quote_request_create
 
-    result = WizardResult.objects.create(language="en", answers={}, result={})
+    result = stored_result_make()
     with pytest.raises(ValidationError):
         quote_request_create(
             result=result,
@@ -420,7 +435,7 @@ def test_quote_request_service_refuses_missing_consent():
 def test_stored_results_keep_their_quote_requests():
     from django.db.models import ProtectedError
 
-    result = WizardResult.objects.create(language="en", answers={}, result={})
+    result = stored_result_make()
     QuoteRequest.objects.create(
         result=result, name="Ada", company="ACME", email="a@example.com", country="FR", consent=True
     )
@@ -430,7 +445,7 @@ def test_stored_results_keep_their_quote_requests():
 
 
 def test_admin_lists_quote_requests(admin_client):
-    result = WizardResult.objects.create(language="en", answers={}, result={})
+    result = stored_result_make()
     QuoteRequest.objects.create(
         result=result, name="Ada", company="ACME", email="a@example.com", country="FR", consent=True
     )
@@ -440,3 +455,53 @@ def test_admin_lists_quote_requests(admin_client):
     assert response.status_code == 200
     assert "ACME" in response.content.decode()
     assert admin_client.get(reverse("admin:quotes_wizardresult_changelist")).status_code == 200
+
+
+# --- Results stored before schema 2 -------------------------------------------------------------
+
+
+def _schema_1_copy(result: WizardResult) -> WizardResult:
+    """The same answers stored as schema 1 did: inputs plus rendered texts per language."""
+    inputs = result.result["advice"]["inputs"]
+    old = {"schema": 1, "inputs": inputs, "chosen_tier": "balanced", "by_language": {"en": {}}}
+    return WizardResult.objects.create(language="en", answers=result.answers, result=old)
+
+
+def test_a_schema_1_result_says_so_and_is_computed_again_from_its_inputs(client):
+    fresh = _result(_walk(client, FINE_TUNING))
+    old = _schema_1_copy(fresh)
+    url = reverse("wizard:result", kwargs={"token": old.token})
+
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "made by an earlier version of GPUQuote" in page.content.decode()
+    # Its PDF and its quote form lead back to that page rather than to figures it cannot show.
+    pdf = client.get(reverse("wizard:checklist_pdf", kwargs={"token": old.token}))
+    assert pdf.status_code == 302
+    assert pdf["Location"] == url
+    posted = client.post(reverse("wizard:quote_request", kwargs={"token": old.token}), QUOTE)
+    assert posted["Location"] == url
+    assert not QuoteRequest.objects.filter(result=old).exists()
+
+    again = client.post(reverse("wizard:result_recompute", kwargs={"token": old.token}))
+    assert again.status_code == 302
+    new = WizardResult.objects.exclude(pk__in=[fresh.pk, old.pk]).get()
+    assert again["Location"] == reverse("wizard:result", kwargs={"token": new.token})
+    assert stored_advice(new) == stored_advice(fresh)  # same inputs, same catalog: same result
+    old.refresh_from_db()
+    assert old.result["schema"] == 1  # the old link keeps what it had
+
+
+def test_a_schema_1_result_with_unreadable_inputs_asks_to_start_again(client):
+    old = WizardResult.objects.create(language="en", answers={}, result={"by_language": {}})
+    response = client.post(reverse("wizard:result_recompute", kwargs={"token": old.token}))
+    assert response.status_code == 200
+    assert "could not be read" in response.content.decode()
+    assert WizardResult.objects.count() == 1
+
+
+def test_a_current_result_is_not_recomputed(client):
+    result = _result(_walk(client, FINE_TUNING))
+    response = client.post(reverse("wizard:result_recompute", kwargs={"token": result.token}))
+    assert response["Location"] == reverse("wizard:result", kwargs={"token": result.token})
+    assert WizardResult.objects.count() == 1

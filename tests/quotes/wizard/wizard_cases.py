@@ -16,10 +16,12 @@ from django.urls import reverse
 
 from engine.builder import Environment, Tier
 from engine.workload import workload_from_dict
+from quotes.advice.presenters import option_to_dict
+from quotes.advice.result import AdviceResult
+from quotes.advice.selectors import advice_get, tco_get
+from quotes.advice.store import result_from_json
 from quotes.api.tco_inputs import configuration_parse
 from quotes.models import WizardResult
-from quotes.presenters import option_to_dict
-from quotes.selectors import advice_get, tco_get
 
 PROJECT_DEFAULTS = {
     "method": "lora",
@@ -181,3 +183,10 @@ def wizard_result_make(
         )
         assert response.status_code == 302
     return WizardResult.objects.get()
+
+
+def stored_advice(result: WizardResult) -> AdviceResult:
+    """The stored result read back as the engine's objects."""
+    advice = result_from_json(result.result)
+    assert advice is not None, "a result of the current schema"
+    return advice
