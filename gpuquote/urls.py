@@ -1,7 +1,7 @@
 from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -11,7 +11,7 @@ from drf_spectacular.views import (
 from gpuquote import views
 from quotes.wizard.views import steps as wizard_steps
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI runs under the site's strict policy: its start-up script is served by the same
     # view (?script=), its page styles come from a static file.

@@ -5,13 +5,18 @@ Amounts, clocks and TFLOPS are decimal strings (``COERCE_DECIMAL_TO_STRING``): e
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Chassis, Cpu, Gpu, Part, PartKind, Price
 from engine.money import CURRENCIES
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    from catalog.selectors.offered import OfferedPrice
 
 STALE_HELP = "Observed more than PRICE_STALE_DAYS ago: check it before buying."
 
@@ -33,7 +38,11 @@ class _PricedPartSerializer(serializers.ModelSerializer):
     # which the view passes in the serializer context.
 
     name = serializers.CharField(source="__str__", read_only=True, help_text="Vendor and model.")
-    source = serializers.CharField(read_only=True, help_text="Datasheet URL(s) of the specs.")
+    # A declared field: the serializer's metaclass takes it out of the class body, so it never
+    # replaces ``Field.source`` (the attribute the stubs see).
+    source = serializers.CharField(  # type: ignore[assignment]
+        read_only=True, help_text="Datasheet URL(s) of the specs."
+    )
     price = serializers.SerializerMethodField(
         help_text="Current purchase price; null when the part has none in this currency."
     )
@@ -41,7 +50,7 @@ class _PricedPartSerializer(serializers.ModelSerializer):
     COMMON_FIELDS = ("sku", "name", "vendor", "model", "source")
 
     @extend_schema_field(PartPriceSerializer(allow_null=True))
-    def get_price(self, part: Part) -> dict[str, Any] | None:
+    def get_price(self, part: WithAnnotations[Part, OfferedPrice]) -> dict[str, Any] | None:
         if part.price_amount is None:
             return None
         return PartPriceSerializer(

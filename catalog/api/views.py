@@ -27,8 +27,10 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import serializers
-from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.generics import GenericAPIView
+from rest_framework.mixins import ListModelMixin, RetrieveModelMixin
 from rest_framework.request import Request
+from rest_framework.response import Response
 
 from catalog.api.filters import (
     ChassisQueryInput,
@@ -106,34 +108,48 @@ def is_not_modified(request: Request, validators: CatalogValidators) -> bool:
     return since is not None and validators.last_modified <= since
 
 
-class CatalogReadMixin:
-    """Query validation and conditional GETs for a generic DRF view.
+class CatalogReadView(GenericAPIView):
+    """Query validation and conditional GETs for a generic DRF view; ``read`` is the answer
+    (a list or one row) when the caller's copy is out of date.
 
     ``get`` runs after DRF has authenticated, checked permissions and throttled the request, so
     a 304 is only ever given to a caller who may read the catalog.
     """
 
     permission_classes = [IsPartnerOrSalesStaff]
+    serializer_class: type[serializers.ModelSerializer]
     query_input_class: type[serializers.Serializer]
     query: dict[str, Any]
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
         self.query = query_validated(self.query_input_class, request.query_params)
-        fields = tuple(self.get_serializer_class().Meta.fields)
+        fields = tuple(self.serializer_class.Meta.fields)
         validators = catalog_validators_get(request, fields=fields)
         if is_not_modified(request, validators):
             response: HttpResponseBase = HttpResponseNotModified()
         else:
-            response = super().get(request, *args, **kwargs)
+            response = self.read(request, *args, **kwargs)
         response["ETag"] = validators.etag
         response["Last-Modified"] = http_date(validators.last_modified)
         response["Cache-Control"] = CACHE_CONTROL
         patch_vary_headers(response, VARY)
         return response
 
+    def read(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise NotImplementedError
+
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
-        return context | {"currency": self.query.get("currency")}
+        return {**super().get_serializer_context(), "currency": self.query.get("currency")}
+
+
+class CatalogListView(ListModelMixin, CatalogReadView):
+    def read(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self.list(request, *args, **kwargs)
+
+
+class CatalogRetrieveView(RetrieveModelMixin, CatalogReadView):
+    def read(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self.retrieve(request, *args, **kwargs)
 
 
 # --- OpenAPI: what every catalog read shares --------------------------------------------------
@@ -196,7 +212,7 @@ def catalog_read_schema(
     summary: str,
     description: str,
     query_input: type[serializers.Serializer],
-    response: serializers.Serializer,
+    response: serializers.Serializer | type[serializers.Serializer],
     not_found: bool = False,
 ) -> Any:
     """The documentation of one catalog GET: its filters, the validators and every status."""
@@ -231,7 +247,7 @@ def catalog_read_schema(
         response=GpuSerializer(many=True),
     )
 )
-class GpuListView(CatalogReadMixin, ListAPIView):
+class GpuListView(CatalogListView):
     serializer_class = GpuSerializer
     query_input_class = GpuQueryInput
 
@@ -249,7 +265,7 @@ class GpuListView(CatalogReadMixin, ListAPIView):
         not_found=True,
     )
 )
-class GpuDetailView(CatalogReadMixin, RetrieveAPIView):
+class GpuDetailView(CatalogRetrieveView):
     serializer_class = GpuSerializer
     query_input_class = GpuDetailQueryInput
     lookup_field = "sku"
@@ -268,7 +284,7 @@ class GpuDetailView(CatalogReadMixin, RetrieveAPIView):
         response=CpuSerializer(many=True),
     )
 )
-class CpuListView(CatalogReadMixin, ListAPIView):
+class CpuListView(CatalogListView):
     serializer_class = CpuSerializer
     query_input_class = CpuQueryInput
 
@@ -286,7 +302,7 @@ class CpuListView(CatalogReadMixin, ListAPIView):
         response=ChassisSerializer(many=True),
     )
 )
-class ChassisListView(CatalogReadMixin, ListAPIView):
+class ChassisListView(CatalogListView):
     serializer_class = ChassisSerializer
     query_input_class = ChassisQueryInput
 
@@ -304,7 +320,7 @@ class ChassisListView(CatalogReadMixin, ListAPIView):
         response=CurrentPriceSerializer(many=True),
     )
 )
-class CurrentPriceListView(CatalogReadMixin, ListAPIView):
+class CurrentPriceListView(CatalogListView):
     serializer_class = CurrentPriceSerializer
     query_input_class = PriceQueryInput
 

@@ -310,7 +310,8 @@ def _price(value: Any, name: str, *, places: int, limit: Decimal) -> Decimal:
         raise _RowError(name, "must be greater than zero", value)
     if amount >= limit:
         raise _RowError(name, f"must be below {limit:,}", value)
-    if -amount.normalize().as_tuple().exponent > places:
+    exponent = amount.normalize().as_tuple().exponent  # an int: the amount is finite
+    if isinstance(exponent, int) and -exponent > places:
         raise _RowError(name, f"has more than {places} decimal places", value)
     return amount
 

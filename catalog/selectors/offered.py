@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
+from typing import TypedDict
 
 from django.db.models import BooleanField, ExpressionWrapper, Max, OuterRef, Q, QuerySet, Subquery
 
@@ -16,6 +18,14 @@ def catalog_changed_at_get() -> dt.datetime | None:
     # Price rows are never updated, so the newest row (primary-key index) holds the latest time.
     price_recorded_at = Price.objects.order_by("-id").values_list("created_at", flat=True).first()
     return max((when for when in (part_changed_at, price_recorded_at) if when), default=None)
+
+
+class OfferedPrice(TypedDict):
+    """What ``_offered_with_price`` annotates each part with (None when it has no price)."""
+
+    price_amount: Decimal | None
+    price_observed_on: dt.date | None
+    price_stale: bool | None
 
 
 def _offered_with_price(

@@ -48,6 +48,9 @@ class ApiKeyFailureThrottle(SimpleRateThrottle):
     Only failures count; over the budget every keyed request from the address is refused."""
 
     scope = "api_key_failure"
+    # Set by ``SimpleRateThrottle.__init__`` from ``get_rate()``, which always names a rate.
+    num_requests: int
+    duration: int
 
     def get_rate(self) -> str:
         return settings.API_KEY_FAILURE_RATE

@@ -13,7 +13,9 @@ class ErrorSchema(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField()
     message = serializers.CharField(help_text="Same as detail (kept for earlier clients).")
-    errors = serializers.DictField(
+    # A declared field: the serializer's metaclass takes it out of the class body, so it never
+    # replaces ``Serializer.errors`` (the property the stubs see).
+    errors = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Field path -> messages; empty when the problem is not about fields.",
     )

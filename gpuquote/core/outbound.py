@@ -203,15 +203,14 @@ class _VettedHTTPSConnection(http.client.HTTPSConnection):
     """The same over TLS: SNI and the certificate check use the host name."""
 
     def __init__(self, target: OutboundTarget, timeout: float) -> None:
-        super().__init__(
-            target.host, target.port, timeout=timeout, context=ssl.create_default_context()
-        )
+        self._tls = ssl.create_default_context()
+        super().__init__(target.host, target.port, timeout=timeout, context=self._tls)
         self._target = target
 
     def connect(self) -> None:
         sock = _open_first(self._target, self.timeout)
         try:
-            self.sock = self._context.wrap_socket(sock, server_hostname=self._target.host)
+            self.sock = self._tls.wrap_socket(sock, server_hostname=self._target.host)
         except BaseException:
             sock.close()
             raise

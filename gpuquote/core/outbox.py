@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
 from celery import Task
 from django.apps import apps
@@ -46,6 +46,15 @@ Outcome = Literal["queued", "broker_unavailable", "gone"]
 OUTBOX_JOB_MODEL = "quotes.OutboxJob"  # the default of the OUTBOX_JOB_MODEL setting
 
 
+class OutboxJobRow(Protocol):
+    """The fields of the outbox model (``OUTBOX_JOB_MODEL``) that dispatching reads."""
+
+    pk: Any
+    task: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+
+
 def outbox_job_model() -> type[models.Model]:
     """The outbox's table (``settings.OUTBOX_JOB_MODEL``, "app_label.ModelName")."""
     return apps.get_model(getattr(settings, "OUTBOX_JOB_MODEL", OUTBOX_JOB_MODEL))
@@ -58,7 +67,8 @@ def outbox_job_enqueue(
     ``task`` is the task's registered name (or the task). Arguments must be JSON values (ids,
     not objects)."""
     name = task if isinstance(task, str) else task.name
-    job = outbox_job_model().objects.create(task=name, args=list(args), kwargs=dict(kwargs or {}))
+    jobs = outbox_job_model()._default_manager
+    job = jobs.create(task=name, args=list(args), kwargs=dict(kwargs or {}))
     job_id = job.pk
 
     def outbox_job_dispatch_after_commit() -> None:
@@ -77,14 +87,15 @@ def _task_get(name: str) -> Task:
 
 def outbox_job_dispatch(*, job_id: int) -> Outcome:
     """Hand a pending job to the broker and mark it queued; a refusal is recorded on the job."""
-    OutboxJob = outbox_job_model()  # the model class
-    job = OutboxJob.objects.filter(pk=job_id, dispatched_at=None).first()
+    jobs = outbox_job_model()._default_manager
+    # The model is looked up by name, so its fields are known only as the protocol says.
+    job = cast("OutboxJobRow | None", jobs.filter(pk=job_id, dispatched_at=None).first())
     if job is None:
         return "gone"  # queued already (or deleted)
     try:
-        _task_get(job.task).apply_async(job.args, job.kwargs, ignore_result=True)
+        _task_get(job.task).apply_async(tuple(job.args), job.kwargs, ignore_result=True)
     except BROKER_ERRORS as error:
-        OutboxJob.objects.filter(pk=job.pk).update(
+        jobs.filter(pk=job.pk).update(
             attempts=F("attempts") + 1, last_error=str(error)[:ERROR_MAX_CHARS]
         )
         logger.warning("Outbox job %s (%s) not queued, kept for later: %s", job.pk, job.task, error)
@@ -93,7 +104,7 @@ def outbox_job_dispatch(*, job_id: int) -> Outcome:
         # Eager mode (embedded, tests) ran the task right here and it failed: it ran, and its
         # own records (delivery attempts, events) say how; queuing it again would not help.
         logger.exception("Outbox job %s (%s) failed while running in-process", job.pk, job.task)
-    OutboxJob.objects.filter(pk=job.pk, dispatched_at=None).update(dispatched_at=timezone.now())
+    jobs.filter(pk=job.pk, dispatched_at=None).update(dispatched_at=timezone.now())
     return "queued"
 
 
@@ -101,10 +112,10 @@ def outbox_jobs_redispatch(*, older_than_s: int = OUTBOX_RETRY_AFTER_S) -> int:
     """Queue again the jobs still pending ``older_than_s`` after they were written (oldest
     first; stops at the first broker refusal) and delete queued jobs older than
     ``OUTBOX_KEEP``. Returns how many jobs were queued."""
-    OutboxJob = outbox_job_model()  # the model class
+    jobs = outbox_job_model()._default_manager
     now = timezone.now()
-    OutboxJob.objects.filter(dispatched_at__lt=now - OUTBOX_KEEP).delete()
-    pending = OutboxJob.objects.filter(
+    jobs.filter(dispatched_at__lt=now - OUTBOX_KEEP).delete()
+    pending = jobs.filter(
         dispatched_at=None, created_at__lte=now - dt.timedelta(seconds=older_than_s)
     ).order_by("created_at", "id")
     queued = 0

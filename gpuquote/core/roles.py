@@ -11,12 +11,16 @@ them (support), but only managers and the admin may change, delete or ping one
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
 from django.utils.translation import gettext
 
 from engine.workflow import Role
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 REP_GROUP = "sales rep"
 MANAGER_GROUP = "sales manager"
@@ -46,6 +50,15 @@ def user_role(user: Any) -> Role:
     if role is None:
         raise PermissionDenied(gettext("Only the sales team can work on quotes."))
     return role
+
+
+def signed_in_user(request: HttpRequest) -> User:
+    """The user of a request that only signed-in users reach (the admin, the staff screens),
+    typed as such; ``PermissionDenied`` (a 403) should an anonymous one ever get there."""
+    user = request.user
+    if not user.is_authenticated:
+        raise PermissionDenied(gettext("Sign in as a member of the sales team."))
+    return user
 
 
 def may_change_partner_webhooks(role: Role | None) -> bool:

@@ -6,12 +6,13 @@ missing, before anything else is read or created. GPUQUOTE_EMBEDDED=1 is product
 machine: SQLite in var/, Celery eager, local-memory cache, still a SECRET_KEY and ALLOWED_HOSTS.
 """
 
+import os
+
 from gpuquote.env import DEVELOPMENT_SECRET_KEY as _DEVELOPMENT_KEY
 from gpuquote.env import (
     env_bool,
     env_int,
     env_list,
-    env_str,
     require_production_environment,
 )
 
@@ -25,7 +26,7 @@ from gpuquote.settings.base import STORAGES  # noqa: E402
 
 DEBUG = False
 
-SECRET_KEY = env_str("SECRET_KEY")
+SECRET_KEY = os.environ["SECRET_KEY"]  # set and strong: require_production_environment
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
 
 STORAGES = {

@@ -13,7 +13,7 @@ from django.db.models.functions import Cast
 from django.db.models.lookups import Regex
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
-from django_countries.fields import CountryField
+from django_countries.fields import Country, CountryField
 
 from engine.assumptions import (
     SPECS,
@@ -153,7 +153,7 @@ class QuoteRequest(models.Model):
     name = models.CharField(_("name"), max_length=120)
     company = models.CharField(_("company"), max_length=160)
     email = models.EmailField(_("e-mail"), max_length=254)
-    country = CountryField(
+    country: models.Field[Country | str, Country] = CountryField(
         _("country"),
         help_text=_("ISO 3166-1 alpha-2 code."),
         error_messages={"invalid_choice": COUNTRY_MESSAGE},

@@ -16,7 +16,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django_countries import countries
-from django_countries.fields import CountryField
+from django_countries.fields import Country, CountryField
 
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
@@ -82,7 +82,7 @@ class Quote(models.Model):
     company = models.CharField(_("company"), max_length=160)
     contact_name = models.CharField(_("contact"), max_length=120)
     email = models.EmailField(_("e-mail"), max_length=254)
-    country = CountryField(
+    country: models.Field[Country | str, Country] = CountryField(
         _("country"),
         help_text=_("ISO 3166-1 alpha-2 code."),
         error_messages={"invalid_choice": COUNTRY_MESSAGE},
@@ -195,6 +195,14 @@ class Quote(models.Model):
         VAT computation grants the reverse charge on it); stored normalised."""
         if self.country.code in countries:
             self.vat_number = vat_number_clean(self.vat_number, self.country.code)
+
+    @property
+    def revision(self) -> QuoteRevision:
+        """The current revision, which every quote has: ``quote_create`` writes the quote and
+        its first revision in one transaction (only inside it is ``current_revision`` empty)."""
+        if self.current_revision is None:
+            raise QuoteRevision.DoesNotExist(f"Quote {self.number} has no revision yet.")
+        return self.current_revision
 
 
 class QuoteRevision(models.Model):

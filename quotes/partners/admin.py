@@ -7,7 +7,7 @@ who had access stays.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
@@ -15,8 +15,12 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from gpuquote.core.roles import signed_in_user
 from quotes.models import ApiKey, Partner
 from quotes.partners.keys import api_key_revoke, api_key_secret_assign
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -29,6 +33,13 @@ class ApiKeyInline(admin.TabularInline):
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # keys are issued from "Add API key", where the key can be shown once
+
+
+class _PartnerCounts(TypedDict):
+    """What ``PartnerAdmin.get_queryset`` annotates each partner with."""
+
+    keys: int
+    quote_total: int
 
 
 @admin.register(Partner)
@@ -46,11 +57,11 @@ class PartnerAdmin(admin.ModelAdmin):
         )
 
     @admin.display(description=_("API keys"), ordering="keys")
-    def key_count(self, partner: Partner) -> int:
+    def key_count(self, partner: WithAnnotations[Partner, _PartnerCounts]) -> int:
         return partner.keys
 
     @admin.display(description=_("quotes"), ordering="quote_total")
-    def quote_count(self, partner: Partner) -> int:
+    def quote_count(self, partner: WithAnnotations[Partner, _PartnerCounts]) -> int:
         return partner.quote_total
 
 
@@ -63,10 +74,10 @@ class ApiKeyAdmin(admin.ModelAdmin):
     readonly_fields = ("prefix", "created_at", "created_by", "revoked_at", "last_used_at")
     actions = ["revoke"]
 
-    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
         if obj is None:
-            return ["partner", "name", "expires_at"]
-        return ["partner", "name", "expires_at", *self.readonly_fields]
+            return ("partner", "name", "expires_at")
+        return ("partner", "name", "expires_at", *self.readonly_fields)
 
     def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None):
         return self.readonly_fields + (("partner",) if obj is not None else ())
@@ -76,7 +87,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         raw = api_key_secret_assign(obj)
-        obj.created_by = request.user
+        obj.created_by = signed_in_user(request)
         super().save_model(request, obj, form, change)
         messages.warning(
             request,

@@ -52,7 +52,7 @@ def quote_document_context(
     *, quote: Quote, revision: QuoteRevision | None = None, totals: QuoteTotals | None = None
 ) -> dict[str, Any]:
     """What the quote document shows (in the active language)."""
-    revision = revision or quote.current_revision
+    revision = revision or quote.revision
     lines = revision_lines_get(revision=revision)
     if totals is None:
         totals = revision_totals_get(quote=quote, revision=revision, lines=lines)

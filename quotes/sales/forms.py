@@ -4,7 +4,7 @@ lives here; rules spanning objects (the workflow, prices) live in ``quotes.sales
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -24,6 +24,9 @@ from gpuquote.core.forms import (
 )
 from quotes.advice.inputs import CURRENCY_CHOICES, GROWTH_GPUS_MAX, language_choices
 from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 PCT: dict[str, Any] = {
     "min_value": Decimal(0),
@@ -68,7 +71,8 @@ class QuoteCreateForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         country, vat_number = cleaned.get("country"), cleaned.get("vat_number")
         if country and vat_number:
             try:
@@ -146,7 +150,7 @@ class CustomerAnswerForm(forms.Form):
     )
 
 
-def _model_choices() -> list[tuple[str, str]]:
+def _model_choices() -> list[tuple[str, StrOrPromise]]:
     return [("", _("Another model (give its size)")), *((m.id, m.name) for m in all_models())]
 
 
@@ -186,8 +190,9 @@ class WorkloadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         workload = data.get("workload_json")

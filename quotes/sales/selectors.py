@@ -175,7 +175,7 @@ def quote_server_review_get(
     """The current revision's catalog parts read as servers and checked by the builder's rules
     (``engine.hand_build``); None for a quote with no catalog part."""
     if lines is None:
-        lines = revision_lines_get(revision=quote.current_revision)
+        lines = revision_lines_get(revision=quote.revision)
     snapshot = catalog_snapshot_get(currency=quote.currency)
     specs = {
         spec.sku: spec

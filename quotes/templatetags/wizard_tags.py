@@ -82,9 +82,10 @@ def error_items(form: forms.Form) -> list[dict[str, str]]:
         if isinstance(bound.field.widget, forms.RadioSelect):
             anchor = f"{bound.auto_id}_0"
         for message in bound.errors:
-            items.append({"anchor": anchor, "label": str(bound.label), "message": message})
+            # ErrorList yields each message as text (the stubs allow the ValidationError).
+            items.append({"anchor": anchor, "label": str(bound.label), "message": str(message)})
     items.extend(
-        {"anchor": "", "label": "", "message": message} for message in form.non_field_errors()
+        {"anchor": "", "label": "", "message": str(message)} for message in form.non_field_errors()
     )
     return items
 

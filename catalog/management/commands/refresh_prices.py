@@ -28,7 +28,7 @@ class Command(BaseCommand):
             try:
                 run = price_source_refresh(source_id=source.pk, trigger=RunTrigger.COMMAND)
             except FeedTemporaryError:
-                run = source.runs.order_by("-started_at", "-id").first()
+                run = source.runs.latest("started_at", "id")  # the run that recorded it
             failed += run.status in FAILED
             self.stdout.write(f"{source.name}: {run.get_status_display()}. {run.message}")
             for error in run.errors[:20]:

@@ -144,7 +144,7 @@ def quote_lock(quote: Quote) -> Quote:
 def workflow_context(
     quote: Quote, role: Role, today: dt.date, totals: QuoteTotals | None = None
 ) -> QuoteContext:
-    revision = quote.current_revision
+    revision = quote.revision
     if totals is None:
         try:
             totals = revision_totals_get(quote=quote, revision=revision)
@@ -231,7 +231,7 @@ def revision_next(
     quote: Quote, *, user: Any, today: dt.date, reason: str, reprice: bool = False
 ) -> QuoteRevision:
     """Revision n + 1 as a copy of the current one (lines, discount, terms), new validity."""
-    old = quote.current_revision
+    old = quote.revision
     new = QuoteRevision.objects.create(
         quote=quote,
         index=old.index + 1,
@@ -264,7 +264,7 @@ def revision_editable(quote: Quote, *, user: Any, today: dt.date, reason: str) -
     expired quote (``revise``). Accepted quotes are final."""
     role = user_role(user)
     if quote.status == QuoteStatus.DRAFT:
-        return quote.current_revision
+        return quote.revision
     try:
         result = transition(
             quote.status, Action.REVISE, context=workflow_context(quote, role, today)

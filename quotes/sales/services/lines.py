@@ -240,6 +240,6 @@ def quote_customer_update(*, user: Any, quote: Quote, **fields: Any) -> Quote:
     quote.vat_number = quote.vat_number.replace(" ", "").upper()
     quote.full_clean(exclude=["current_revision", "request", "created_by"])
     quote.save()
-    prices_check(quote, quote.current_revision)
+    prices_check(quote, quote.revision)
     event_record(quote, QuoteEventKind.EDITED, user=user, reason=gettext("customer changed"))
     return quote

@@ -55,7 +55,7 @@ def quote_discount_approve(*, user: Any, quote: Quote, today: dt.date | None = N
         result = transition(quote.status, Action.APPROVE_DISCOUNT, context=context)
     except TransitionError as error:
         raise refused(error) from error
-    revision = quote.current_revision
+    revision = quote.revision
     revision.approved_discount_pct = result.approved_discount_pct
     revision.approved_by = user
     revision.approved_at = timezone.now()
@@ -126,7 +126,7 @@ def quote_send(
 
     quote = quote_lock(quote)
     today = today or timezone.localdate()
-    revision = quote.current_revision
+    revision = quote.revision
     lines = revision_lines_get(revision=revision)
     try:
         totals = revision_totals_get(quote=quote, revision=revision, lines=lines)
@@ -227,7 +227,7 @@ def quote_expire_due(*, today: dt.date | None = None) -> list[int]:
                 .select_related("current_revision")
                 .get(pk=pk)
             )
-            revision = quote.current_revision
+            revision = quote.revision
             context = QuoteContext(
                 role=Role.SYSTEM,
                 today=today,
