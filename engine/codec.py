@@ -7,8 +7,8 @@ every engine result; nothing is rounded or translated here.
 
 Encoding: a dataclass -> an object of its init fields; ``Decimal`` -> a string (no float drift);
 an enum -> its value; a date -> ISO 8601; a tuple -> a list; a mapping -> an object (keys as
-strings); a ``Message`` -> ``{"template", "params"}``, its parameters tagged when they are not
-plain JSON (a ``Decimal`` or a nested message).
+strings); a ``Message`` -> ``{"template", "params"}``, its parameters tagged when plain JSON would
+not bring them back as they were (a ``Decimal``, a float, a nested message).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .i18n import Message
 T = TypeVar("T")
 
 _DECIMAL_TAG = "$decimal"
+_FLOAT_TAG = "$float"
 _MESSAGE_TAG = "$message"
 
 
@@ -83,7 +84,11 @@ def _param_encode(value: Any) -> Any:
         return {_MESSAGE_TAG: _message_encode(value)}
     if isinstance(value, Decimal):
         return {_DECIMAL_TAG: str(value)}
-    if value is None or isinstance(value, bool | int | float | str):
+    if isinstance(value, float):
+        # Tagged: PostgreSQL's jsonb returns 4.86e+19 as the integer 48600000000000000000, and
+        # a message renders an int and a float differently ("%s").
+        return {_FLOAT_TAG: repr(value)}
+    if value is None or isinstance(value, bool | int | str):
         return value
     raise CodecError(f"cannot encode a message parameter of type {type(value).__name__}")
 
@@ -215,5 +220,7 @@ def _param_decode(value: Any) -> Any:
             return _message_decode(value[_MESSAGE_TAG])
         if _DECIMAL_TAG in value:
             return Decimal(value[_DECIMAL_TAG])
+        if _FLOAT_TAG in value:
+            return float(value[_FLOAT_TAG])
         raise CodecError("unknown message parameter")
     return value

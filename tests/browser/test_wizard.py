@@ -248,7 +248,11 @@ def test_send_me_a_quote(new_page, shoot, axe):
 
     page.wait_for_url(re.compile(r"/quote/sent/"))
     request = QuoteRequest.objects.get()
-    assert (request.company, request.country, request.consent) == ("Analytical Engines", "GB", True)
+    assert (request.company, request.country.code, request.consent) == (
+        "Analytical Engines",
+        "GB",
+        True,
+    )
     assert url in page.input_value("#private-url")
     axe(page, "en-quote-sent")
     shoot(page, "en-quote-sent")

@@ -107,3 +107,14 @@ def test_data_of_the_wrong_shape_is_refused():
         decode(Sizing, [])
     with pytest.raises(CodecError):
         encode(object())
+
+
+def test_float_parameters_survive_a_database_that_turns_whole_floats_into_integers():
+    message = Message("%(flops)s FLOP", MappingProxyType({"flops": 4.86e19, "n": 3}))
+    stored = _stored(message)
+    # PostgreSQL's jsonb gives every whole number back as an int: a bare 4.86e19 would render
+    # as 48600000000000000000.
+    jsonb = json.loads(json.dumps(stored).replace("4.86e+19", "48600000000000000000"))
+    back = decode(Message, jsonb)
+    assert back.render() == "4.86e+19 FLOP"
+    assert back.params["n"] == 3

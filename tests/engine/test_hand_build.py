@@ -14,7 +14,7 @@ from engine.hand_build import (
     server_review,
 )
 from tests.engine import catalog_factory as make
-from tests.engine.test_builder import fits, hgx_catalog, hgx_needs, hgx_parts
+from tests.engine.builder_cases import fits, hgx_catalog, hgx_needs, hgx_parts
 
 
 def specs(catalog: Any) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The one relay: catalog price announcements become partner ``price.changed`` deliveries,
-whichever service recorded the prices (feeds are covered in test_webhooks.py)."""
+whichever service recorded the prices (feeds are covered in test_webhook_events.py)."""
 
 from __future__ import annotations
 

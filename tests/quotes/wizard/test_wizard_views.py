@@ -374,7 +374,7 @@ def test_quote_request_is_created_and_confirmed(client):
     assert response.status_code == 302
     assert response["Location"] == reverse("wizard:quote_sent", kwargs={"token": result.token})
     request = QuoteRequest.objects.get()
-    assert (request.result, request.name, request.company, request.email, request.country) == (
+    assert (request.result, request.name, request.company, request.email, request.country.code) == (
         result,
         "Ada Lovelace",
         "Analytical Engines SA",

@@ -1,0 +1,35 @@
+"""The partner catalog API's paths and the calls its tests make with a partner's key.
+
+``assert_problem`` checks the problem-details shape of an error answer (its asserts are
+rewritten by pytest: see tests/catalog/conftest.py).
+"""
+
+from __future__ import annotations
+
+from tests.api_fixtures import auth
+
+GPUS = "/api/v1/catalog/gpus/"
+H100 = "NVIDIA-H100-SXM5-80GB"
+GPU_DETAIL = f"{GPUS}{H100}/"
+CPUS = "/api/v1/catalog/cpus/"
+CHASSIS = "/api/v1/catalog/chassis/"
+PRICES = "/api/v1/catalog/prices/"
+ENDPOINTS = [GPUS, GPU_DETAIL, CPUS, CHASSIS, PRICES]
+SEED_PRICES = 158  # 13 GPUs and 9 chassis x 4 prices, 35 other parts x 2 (load_catalog)
+
+
+def api_get(client, url: str, raw: str, **headers: str):
+    return client.get(url, headers=auth(raw) | headers)
+
+
+def skus_of(response) -> list[str]:
+    return [row["sku"] for row in response.json()["results"]]
+
+
+def assert_problem(response, status: int, slug: str) -> dict:
+    body = response.json()
+    assert response.status_code == status
+    assert body["type"] == f"https://gpuquote.example/problems/{slug}"
+    assert body["status"] == status
+    assert body["message"] == body["detail"]
+    return body
