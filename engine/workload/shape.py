@@ -75,7 +75,11 @@ class Training:
     optimizer: Optimizer = Optimizer.ADAMW
     batch_size: int = 8
     sequence_length: int = 2048
-    gradient_checkpointing: bool = False
+    # Activation recomputation (Chen et al. 2016, arXiv:1604.06174): on by default, as in the
+    # LoRA/QLoRA fine-tuning recipes (Dettmers et al. 2023, arXiv:2305.14314) and large-model
+    # training stacks (Korthikanti et al. 2022, arXiv:2205.05198): far less memory for about a
+    # third more compute. The wizard, the API, partner quotes and the staff builder all start here.
+    gradient_checkpointing: bool = True
     # Fused attention (FlashAttention, Dao et al. 2022, arXiv:2205.14135) never stores the
     # s x s attention scores: the default in current PyTorch/Transformers training stacks.
     flash_attention: bool = True

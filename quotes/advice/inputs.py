@@ -23,6 +23,7 @@ from engine.builder import Environment
 from engine.checklist import Deployment
 from engine.money import CURRENCIES
 from engine.tco import MAX_HORIZON_YEARS, MAX_UTILIZATION, MIN_HORIZON_YEARS, MIN_UTILIZATION
+from engine.workload import Inference, Training
 
 __all__ = [
     "API_DEFAULT_UTILIZATION",
@@ -39,6 +40,7 @@ __all__ = [
     "DEFAULT_UTILIZATION_PCT",
     "DEPLOYMENTS",
     "GROWTH_GPUS_MAX",
+    "INFERENCE_DEFAULTS",
     "MAX_HORIZON_YEARS",
     "MAX_UTILIZATION",
     "MAX_UTILIZATION_PCT",
@@ -47,12 +49,13 @@ __all__ = [
     "MIN_UTILIZATION_PCT",
     "PARTNER_DEFAULT_DEPLOYMENT",
     "PARTNER_DEFAULT_UPTIME",
-    "PARTNER_DEFAULT_UTILIZATION_PCT",
     "REGIONS",
     "REGION_CHOICES",
     "TCO_DEFAULT_ENVIRONMENT",
+    "TRAINING_DEFAULTS",
     "UPTIMES",
     "UTILIZATION_PCT_FOR_UPTIME",
+    "WIZARD_CONCURRENT_USERS",
     "WIZARD_DEFAULT_DEPLOYMENT",
     "Deployment",
     "Uptime",
@@ -60,6 +63,18 @@ __all__ = [
     "language_codes",
     "utilization_pct_for_uptime",
 ]
+
+# --- The workload's defaults ----------------------------------------------------------------------
+
+# What a training run or a service is assumed to be when an answer is missing: the engine's own
+# defaults (``engine.workload``), so the API (a field left out) and the wizard (its pre-filled
+# answer) size the same job: activation recomputation on, batch 8, 2,048-token training sequences,
+# LoRA rank 16, 4,096-token serving context.
+TRAINING_DEFAULTS = Training()
+INFERENCE_DEFAULTS = Inference()
+# The one difference, on purpose: the wizard pre-fills 8 concurrent users as a starting point a
+# visitor sees and changes; an API request without ``concurrent_requests`` sizes one request.
+WIZARD_CONCURRENT_USERS = 8
 
 # --- Uptime and the utilisation it suggests -----------------------------------------------------
 
@@ -77,13 +92,12 @@ UPTIMES = (Uptime.FLEXIBLE, Uptime.BUSINESS_HOURS, Uptime.ALWAYS_ON)
 # A first guess of the GPUs' busy share for each uptime answer (the wizard's step 4 pre-fills it).
 UTILIZATION_PCT_FOR_UPTIME = {Uptime.FLEXIBLE: 50, Uptime.BUSINESS_HOURS: 30, Uptime.ALWAYS_ON: 70}
 
-# The utilisation when nothing suggests another: the wizard's initial value, the TCO API's and the
-# partner API's default. The APIs use it whatever the uptime (the wizard pre-fills from the uptime:
-# see ``utilization_pct_for_uptime``).
+# The utilisation when nothing suggests another: the wizard's initial value and the TCO API's
+# default (it has no uptime). The wizard pre-fills from the uptime and a partner quote without
+# ``utilization_pct`` takes it from its uptime (``utilization_pct_for_uptime``).
 DEFAULT_UTILIZATION_PCT = 70
 DEFAULT_UTILIZATION = Decimal(DEFAULT_UTILIZATION_PCT) / 100  # Decimal("0.7")
 API_DEFAULT_UTILIZATION = DEFAULT_UTILIZATION  # POST /api/v1/tco/ without ``utilization``
-PARTNER_DEFAULT_UTILIZATION_PCT = Decimal(DEFAULT_UTILIZATION_PCT)  # a partner quote without it
 MIN_UTILIZATION_PCT = (MIN_UTILIZATION * 100).quantize(Decimal(1))
 MAX_UTILIZATION_PCT = (MAX_UTILIZATION * 100).quantize(Decimal(1))
 

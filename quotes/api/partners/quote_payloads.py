@@ -39,7 +39,6 @@ from quotes.advice.inputs import (
     MIN_UTILIZATION_PCT,
     PARTNER_DEFAULT_DEPLOYMENT,
     PARTNER_DEFAULT_UPTIME,
-    PARTNER_DEFAULT_UTILIZATION_PCT,
     REGIONS,
     UPTIMES,
     language_codes,
@@ -91,8 +90,9 @@ class QuoteCreateInput(serializers.Serializer):
         decimal_places=2,
         min_value=MIN_UTILIZATION_PCT,
         max_value=MAX_UTILIZATION_PCT,
-        default=PARTNER_DEFAULT_UTILIZATION_PCT,
-        help_text="Share of the time the GPUs are busy, for the TCO.",
+        required=False,
+        help_text="Share of the time the GPUs are busy, for the TCO (percent). Without it, the "
+        "uptime suggests one, as in the wizard: always_on 70, flexible 50, business_hours 30.",
     )
     budget = BoundedDecimalField(
         max_digits=BUDGET_MAX_DIGITS,

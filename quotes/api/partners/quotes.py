@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from engine.pricing import PricingError
 from gpuquote.api.errors import InputError
+from quotes.advice.inputs import DEFAULT_UTILIZATION_PCT, utilization_pct_for_uptime
 from quotes.advice.result import AdviceInputs
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrSalesStaff, request_partner
@@ -155,7 +156,7 @@ class QuoteListCreateView(GenericAPIView):
             region=data["region"],
             currency=data["currency"],
             horizon_years=data["horizon_years"],
-            utilization=data["utilization_pct"] / Decimal(100),
+            utilization=_utilization_pct(data) / Decimal(100),
             budget=data.get("budget"),
             overrides={},
         )
@@ -249,3 +250,11 @@ class QuotePdfView(GenericAPIView):
         filename = quote_pdf_filename(quote=quote, revision=quote.current_revision)
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
+
+
+def _utilization_pct(data: dict[str, Any]) -> Decimal:
+    """The partner's utilisation, else the one its uptime suggests (as the wizard pre-fills)."""
+    given = data.get("utilization_pct")
+    if given is not None:
+        return Decimal(given)
+    return Decimal(utilization_pct_for_uptime(data["uptime"]) or DEFAULT_UTILIZATION_PCT)

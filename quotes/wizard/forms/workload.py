@@ -25,6 +25,7 @@ from engine.workload import (
     workload_from_dict,
 )
 from gpuquote.core.formatting import number_localized
+from quotes.advice.inputs import INFERENCE_DEFAULTS, TRAINING_DEFAULTS, WIZARD_CONCURRENT_USERS
 from quotes.wizard.forms.base import WizardStepForm
 from quotes.wizard.forms.fields import DecimalNumberField, RangedNumberField, WholeNumberField
 
@@ -118,20 +119,23 @@ class ProjectForm(WizardStepForm):
     batch_size = WholeNumberField(
         path="training.batch_size",
         label=_("Batch size (sequences per training step, all GPUs together)"),
-        initial=8,
+        initial=TRAINING_DEFAULTS.batch_size,
     )
     sequence_length = WholeNumberField(
         path="training.sequence_length",
         label=_("Training sequence length (tokens)"),
-        initial=2048,
+        initial=TRAINING_DEFAULTS.sequence_length,
     )
     lora_rank = WholeNumberField(
-        path="training.lora_rank", label=_("LoRA rank"), initial=16, required=False
+        path="training.lora_rank",
+        label=_("LoRA rank"),
+        initial=TRAINING_DEFAULTS.lora_rank,
+        required=False,
     )
     gradient_checkpointing = forms.BooleanField(
         label=_("Gradient checkpointing (recompute activations: less memory, about 1/3 more time)"),
         required=False,
-        initial=True,
+        initial=TRAINING_DEFAULTS.gradient_checkpointing,
     )
 
     choice_help = {
@@ -250,12 +254,12 @@ class DataForm(WizardStepForm):
     concurrent_users = WholeNumberField(
         path="inference.concurrent_requests",
         label=_("Users served at the same time"),
-        initial=8,
+        initial=WIZARD_CONCURRENT_USERS,
     )
     context_length = WholeNumberField(
         path="inference.sequence_length",
         label=_("Context length per request (prompt + answer, in tokens)"),
-        initial=4096,
+        initial=INFERENCE_DEFAULTS.sequence_length,
     )
 
     def __init__(self, *args: Any, project: Mapping[str, Any], **kwargs: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.test import override_settings
+from rest_framework.fields import empty
 
 from engine.assumptions import REGIONS
 from engine.checklist import Deployment
@@ -85,15 +86,16 @@ def test_the_wizard_starts_from_the_shared_defaults():
     assert usage["growth_gpus"].maximum == 16
 
 
-def test_the_apis_use_the_same_defaults_as_today():
+def test_the_apis_use_the_shared_defaults():
     tco: Any = TcoInput().fields
     assert tco["horizon_years"].default == 3
     assert tco["utilization"].default == Decimal("0.7")
     assert tco["region"].default == "FR"
     assert tco["environment"].default == "production"
     partner: Any = QuoteCreateInput().fields
-    # The partner API: 70 % whatever the uptime (the wizard pre-fills from the uptime).
-    assert partner["utilization_pct"].default == Decimal(70)
+    # The partner API: no fixed utilisation; without one its uptime suggests it, as in the wizard.
+    assert partner["utilization_pct"].required is False
+    assert partner["utilization_pct"].default is empty
     assert partner["uptime"].default == "always_on"
     assert partner["deployment"].default == "on_premises"
     assert partner["currency"].default == "EUR"
