@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from . import rules
 from .builder import BuildNeeds, BuildResult, Environment, GpuFit, Option, build_options
 from .money import Money
 from .parts import CatalogSnapshot, GpuSpec
@@ -80,6 +81,9 @@ def build_needs(
     fits: dict[tuple, GpuFit | None] = {}
 
     def gpus_for(gpu: GpuSpec) -> GpuFit | None:
+        # A GPU that cannot run the job's number format gets no fit, whatever its memory.
+        if not rules.runs_precision(gpu.architecture, workload.precision):
+            return None
         key = (gpu.memory_gb, gpu.memory_bandwidth_gbs, gpu.bf16_tflops, gpu.fp8_tflops)
         if key not in fits:
             sized = sizing_on_gpu(workload, gpu)
@@ -109,6 +113,7 @@ def build_needs(
         budget=budget,
         currency=currency,
         growth_gpus=growth_gpus,
+        precision=str(workload.precision),
     )
     return base, needs
 

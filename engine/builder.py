@@ -44,6 +44,9 @@ memory clock) and NVMe reads at twice the job's need, the cheapest such build. W
 within the budget, the tier keeps the plain cheapest build of its GPU model.
 An option identical (same servers and parts) to an earlier tier is left out, so one to three
 options come back, in the order budget, balanced, performance.
+Every tier is built from current parts when current parts alone make a valid configuration
+within the budget; only otherwise may an option use end-of-life or refurbished parts, and its
+part lines say so (``PartLine.availability``).
 
 The search
 ----------
@@ -115,7 +118,7 @@ from .search import (
     _Index,
     _index_get,
     _Plan,
-    _Search,
+    preferred_search,
 )
 
 # The builder's public face: callers import everything from here.
@@ -143,7 +146,16 @@ def _part_lines(config: ServerConfiguration) -> tuple[PartLine, ...]:
     def line(kind: str, spec: Any, quantity: int, role: str = "") -> PartLine:
         if spec.price is None:
             raise BuilderInconsistencyError(f"{spec.sku} has no price")
-        return PartLine(kind, spec.sku, spec.name, quantity, spec.price, role)
+        return PartLine(
+            kind,
+            spec.sku,
+            spec.name,
+            quantity,
+            spec.price,
+            role,
+            spec.availability,
+            spec.lead_time_weeks,
+        )
 
     c = config
     lines = [
@@ -237,8 +249,8 @@ def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
                 ),
             ),
         )
-    index = _index_get(catalog)
-    search = _Search(index, needs)
+    search = preferred_search(_index_get(catalog), needs)
+    index = search.index
     cheapest = search.cheapest()
     if cheapest is None:
         return BuildResult((), search.unmet())

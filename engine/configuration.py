@@ -15,6 +15,7 @@ from . import rules
 from .i18n import Message
 from .money import Money
 from .parts import (
+    Availability,
     ChassisSpec,
     CpuSpec,
     DriveKind,
@@ -65,6 +66,9 @@ class BuildNeeds:
     budget: Money | None = None
     currency: str = "EUR"
     growth_gpus: int = 0  # GPU slots kept free per server
+    # The job's number format (a workload ``Precision`` value): GPUs that cannot run it are not
+    # used (rules.runs_precision). "": none asked (a hand-built server without a workload).
+    precision: str = ""
 
     def __post_init__(self) -> None:
         if (
@@ -82,6 +86,9 @@ class PartLine:
     quantity: int  # per server
     unit_price: Money
     role: str = ""  # drives: "boot" or "data"
+    # Whether it can be bought new; the builder uses other parts only when no current one does.
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

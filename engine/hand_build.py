@@ -27,7 +27,13 @@ PartSpec = GpuSpec | CpuSpec | MemorySpec | DriveSpec | NicSpec | ChassisSpec
 # Rules about the job itself (how many GPUs, how much memory, data and speed): without a
 # workload there is nothing to measure them against, so they are left out rather than passed.
 JOB_RULES = frozenset(
-    {rules.GPU_COUNT, rules.GPU_MEMORY, rules.STORAGE_CAPACITY, rules.STORAGE_THROUGHPUT}
+    {
+        rules.GPU_COUNT,
+        rules.GPU_MEMORY,
+        rules.GPU_PRECISION,
+        rules.STORAGE_CAPACITY,
+        rules.STORAGE_THROUGHPUT,
+    }
 )
 
 _KINDS: tuple[tuple[type, str], ...] = (

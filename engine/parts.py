@@ -3,6 +3,11 @@
 Selectors in ``catalog/selectors/snapshot.py`` fill these from the database; tests and
 benchmarks build them directly. Memory is in GB (10^9 bytes), power in W, bandwidth in GB/s or
 MB/s as named.
+
+Every part says whether it can be bought new (``availability``) and how long it takes to come
+(``lead_time_weeks``, None: unknown). SXM and OAM GPUs come on a baseboard of one generation
+(``GpuSpec.baseboard``, e.g. ``HGX-H100``) and fit only a chassis built for that baseboard
+(``ChassisSpec.baseboards``); PCIe cards have no baseboard.
 """
 
 from __future__ import annotations
@@ -33,6 +38,23 @@ GPU_CLASS_LABELS = {
     GpuClass.CONSUMER: Message(gettext_noop("consumer")),
 }
 FORM_FACTOR_LABELS = {FormFactor.SXM: "SXM", FormFactor.PCIE: "PCIe", FormFactor.OAM: "OAM"}
+
+
+class Availability(StrEnum):
+    CURRENT = "current"  # sold new by the vendor's channel
+    END_OF_LIFE = "end_of_life"  # discontinued: remaining or channel stock only
+    REFURBISHED = "refurbished"  # used, reconditioned
+
+
+AVAILABILITY_LABELS = {
+    Availability.CURRENT: Message(gettext_noop("current")),
+    Availability.END_OF_LIFE: Message(gettext_noop("end of life")),
+    Availability.REFURBISHED: Message(gettext_noop("refurbished")),
+}
+
+# Vendors whose GPUs link through AMD Infinity Fabric rather than NVLink: the words shown for
+# the GPU-to-GPU fabric of their baseboards and cards.
+INFINITY_FABRIC_VENDORS = frozenset({"AMD"})
 
 
 class DriveKind(StrEnum):
@@ -76,6 +98,10 @@ class GpuSpec:
     pcie_gen: int
     price: Money | None  # current purchase price; None: not for sale
     managed_monthly_price: Money | None = None  # managed-hosting fee per GPU, on top of chassis
+    architecture: str = ""  # the vendor's name, e.g. "Hopper", "CDNA 3" (rules.py reads it)
+    baseboard: str = ""  # SXM/OAM: the baseboard generation, e.g. "HGX-H100"; PCIe: ""
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +119,8 @@ class CpuSpec:
     pcie_lanes: int
     server_grade: bool
     price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +134,8 @@ class MemorySpec:
     registered: bool
     power_w: float
     price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +149,8 @@ class DriveSpec:
     endurance_dwpd: float | None
     power_w: float
     price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +164,8 @@ class NicSpec:
     pcie_lanes: int
     power_w: float
     price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +177,9 @@ class ChassisSpec:
     gpu_slots: int
     gpu_form_factors: frozenset[FormFactor]
     max_gpu_tdp_w: int
-    nvswitch: bool  # all GPUs on an NVLink switch fabric (HGX/OAM baseboard)
+    # All GPUs on one switched, all-to-all fabric on the baseboard: NVSwitch on NVIDIA HGX boards,
+    # the Infinity Fabric mesh on AMD OAM boards (the words shown follow the GPU's vendor).
+    nvswitch: bool
     nvlink_bridge: bool  # NVLink bridges between PCIe card pairs
     pcie_switches: bool  # GPUs sit behind PCIe switches: CPU lanes are not the limit
     cpu_sockets: int
@@ -161,6 +197,26 @@ class ChassisSpec:
     price: Money | None  # barebone, no GPU/CPU/DIMM/drive/NIC
     managed_monthly_price: Money | None  # managed-hosting fee per configured server
     rack_mount: bool = True  # False: a workstation tower (experiments only)
+    baseboards: frozenset[str] = frozenset()  # the SXM/OAM baseboard generations it is built for
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
+
+
+def baseboard_fits(gpu: GpuSpec, chassis: ChassisSpec) -> bool:
+    """Whether the chassis takes the GPU's baseboard: always for PCIe cards; an SXM/OAM GPU only
+    in a chassis built for its baseboard generation (both unstated: no claim either way)."""
+    if gpu.form_factor is FormFactor.PCIE:
+        return True
+    if not gpu.baseboard:
+        return not chassis.baseboards
+    return gpu.baseboard in chassis.baseboards
+
+
+def fabric_names(gpu: GpuSpec) -> tuple[str, str]:
+    """The words for a GPU's links: (GPU-to-GPU link, switched all-to-all baseboard fabric)."""
+    if gpu.vendor in INFINITY_FABRIC_VENDORS:
+        return "Infinity Fabric", "Infinity Fabric mesh"
+    return "NVLink", "NVSwitch"
 
 
 @dataclass(frozen=True, slots=True)

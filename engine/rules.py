@@ -22,7 +22,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from .i18n import Message, gettext_noop
-from .parts import FormFactor
+from .parts import ChassisSpec, FormFactor
 
 CHOOSING_ARTICLE = (
     "Customer reference article on choosing a dedicated GPU server for AI (French, "
@@ -49,7 +49,56 @@ CONSUMER_GPUS_MAX_PER_SERVER = 2
 # Above this per-GPU draw the heat cannot be moved by air in a standard rack: liquid cooling.
 LIQUID_COOLING_ABOVE_GPU_W = 1000
 
+# Number formats a GPU architecture runs in hardware (tensor cores, or for INT8/INT4 weight-only
+# formats the dequantising kernels of the common serving stacks), by vendor generation. FP32 and
+# FP16 run on every GPU the catalog offers. A name matches its family's entry ("Blackwell Ultra"
+# is Blackwell); an architecture missing here runs FP32 and FP16 only.
+_NVIDIA_FROM_AMPERE = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell")
+PRECISION_ARCHITECTURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "fp8": ("Ada Lovelace", "Hopper", "Blackwell", "CDNA 3", "CDNA 4"),
+        "bf16": (*_NVIDIA_FROM_AMPERE, "CDNA 2", "CDNA 3", "CDNA 4"),
+        "int8": ("Turing", *_NVIDIA_FROM_AMPERE, "CDNA 2", "CDNA 3", "CDNA 4"),
+        "int4": ("Turing", *_NVIDIA_FROM_AMPERE, "CDNA 2", "CDNA 3", "CDNA 4"),
+    }
+)
+PRECISION_LABELS: Mapping[str, str] = MappingProxyType(
+    {"fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4"}
+)
+
+
+def _architecture_key(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+_FAMILIES = {
+    _architecture_key(arch): arch for archs in PRECISION_ARCHITECTURES.values() for arch in archs
+}
+
+
+def architecture_family(name: str) -> str | None:
+    """The known architecture a catalog name belongs to (the longest one it starts with)."""
+    key = _architecture_key(name)
+    matches = [known for known in _FAMILIES if key.startswith(known)]
+    return _FAMILIES[max(matches, key=len)] if matches else None
+
+
+def runs_precision(architecture: str, precision: str) -> bool:
+    """Whether a GPU of ``architecture`` runs the number format ``precision`` (a workload's
+    ``Precision`` value; "": none asked)."""
+    needed = PRECISION_ARCHITECTURES.get(str(precision))
+    return needed is None or architecture_family(architecture) in needed
+
+
 # --- CPU and PCIe ------------------------------------------------------------------------------
+
+
+def workstation_cpu_allowed(chassis: ChassisSpec, *, production: bool) -> bool:
+    """Whether a CPU that is not server-grade may sit in the chassis' sockets: only in a
+    workstation tower (experiments only), which takes the workstation CPU its platform is built
+    for (e.g. Xeon W on W790); every other chassis needs server-grade CPUs."""
+    return not production and not chassis.rack_mount
+
 
 CPU_CORES_MIN_PER_SERVER = 8
 CPU_CORES_PER_GPU = 4
@@ -102,6 +151,7 @@ def _rule(code: str, title: str, reason: str, source: str, **params: object) -> 
 GPU_COUNT = "gpu_count"
 GPU_MEMORY = "gpu_memory"
 GPU_MEMORY_FLOOR = "gpu_memory_floor"
+GPU_PRECISION = "gpu_precision"
 PRODUCTION_GPU = "production_gpu"
 CONSUMER_LIMIT = "consumer_limit"
 GPU_FIT_CHASSIS = "gpu_fit_chassis"
@@ -155,6 +205,28 @@ _RULES = (
         large_floor_gb=GPU_MEMORY_FLOOR_LARGE_GB,
     ),
     _rule(
+        GPU_PRECISION,
+        gettext_noop("GPUs that run the job's number format"),
+        gettext_noop(
+            "The weights and matrix products run in the job's number format, which the GPU must "
+            "run in hardware: FP8 on %(fp8)s; BF16 on %(bf16)s; INT8 and INT4 weight-only "
+            "kernels on %(int4)s. FP32 and FP16 run everywhere."
+        ),
+        "NVIDIA A100 Tensor Core GPU Architecture whitepaper (Ampere: BF16, no FP8), NVIDIA H100 "
+        "Tensor Core GPU Architecture whitepaper and Transformer Engine documentation, "
+        "https://docs.nvidia.com/deeplearning/transformer-engine/index.html (FP8 on Hopper, Ada "
+        "Lovelace and Blackwell), NVIDIA Ada Lovelace and Blackwell architecture whitepapers; AMD "
+        "CDNA 2 and CDNA 3 architecture whitepapers and ROCm 'Data types and precision support', "
+        "https://rocm.docs.amd.com/en/latest/reference/precision-support.html (BF16 from MI200, "
+        "FP8 from MI300); weight-only INT8/INT4: vLLM 'Supported Hardware' for quantization "
+        "kernels, https://docs.vllm.ai/en/v0.9.2/features/quantization/supported_hardware.html "
+        "(AWQ/GPTQ from Turing, Marlin from Ampere) and Hugging Face Optimum on AMD GPUs, "
+        "https://huggingface.co/docs/optimum/amd/amdgpu/overview (GPTQ on MI210, MI250, MI300)",
+        fp8=", ".join(PRECISION_ARCHITECTURES["fp8"]),
+        bf16=", ".join(PRECISION_ARCHITECTURES["bf16"]),
+        int4=", ".join(PRECISION_ARCHITECTURES["int4"]),
+    ),
+    _rule(
         PRODUCTION_GPU,
         gettext_noop("Datacenter GPUs with ECC in production"),
         gettext_noop(
@@ -182,19 +254,26 @@ _RULES = (
         gettext_noop("GPUs fit the chassis"),
         gettext_noop(
             "The chassis must accept the GPU's form factor and have a slot for every GPU plus the "
-            "slots kept free for growth. SXM and OAM baseboards come with every position "
-            "populated, so the GPU count on them equals the slot count."
+            "slots kept free for growth. SXM and OAM GPUs come on a baseboard of one generation "
+            "(HGX A100, HGX H100/H200, HGX B200, AMD MI300X), which fits only a server built for "
+            "it; the baseboard comes with every position populated, so the GPU count on it "
+            "equals the slot count."
         ),
         "NVIDIA HGX platform (4- and 8-GPU baseboards), "
-        "https://www.nvidia.com/en-us/data-center/hgx/; " + CHOOSING_ARTICLE + " (growth plan)",
+        "https://www.nvidia.com/en-us/data-center/hgx/; the server vendors' spec sheets name the "
+        "one baseboard each system takes (e.g. Supermicro SYS-821GE-TNHR: HGX H100/H200 8-GPU, "
+        "https://www.supermicro.com/en/products/system/gpu/8u/sys-821ge-tnhr); "
+        + CHOOSING_ARTICLE
+        + " (growth plan)",
     ),
     _rule(
         NVLINK,
         gettext_noop("NVLink between GPUs that share a model"),
         gettext_noop(
             "When the GPUs of a server hold parts of one model they exchange data at every step: "
-            "they need NVLink, through an NVSwitch fabric, or bridges for a pair of at most "
-            "%(bridge_max)s cards."
+            "they need a GPU-to-GPU link (NVLink, or Infinity Fabric on AMD), through a switched "
+            "fabric on the baseboard (NVSwitch, or the Infinity Fabric mesh of an AMD board), or "
+            "bridges for a pair of at most %(bridge_max)s cards."
         ),
         ARCHITECTURE_ARTICLE + " (interconnect technology); " + CHOOSING_ARTICLE + " (FAQ on "
         "multiple GPUs)",
@@ -218,7 +297,8 @@ _RULES = (
         gettext_noop("Server-grade CPUs in every socket"),
         gettext_noop(
             "The CPU coordinates the data flow to the GPUs: it must be a server-grade part for "
-            "the chassis' socket, one in every socket."
+            "the chassis' socket, one in every socket. A workstation tower, for experiments "
+            "only, may hold the workstation CPU its platform is built for."
         ),
         CHOOSING_ARTICLE + " (step 3, the CPU's role)",
     ),

@@ -14,6 +14,7 @@ from catalog.models.feeds import (
     price_source_location_errors,
 )
 from catalog.models.parts import (
+    Availability,
     Chassis,
     Cooling,
     Cpu,
@@ -32,6 +33,7 @@ from catalog.models.quarantine import QuarantinedPrice, ReviewStatus
 
 __all__ = [
     "Audited",
+    "Availability",
     "Chassis",
     "CloudPrice",
     "Commitment",

@@ -1,14 +1,20 @@
 """Parts: what every configuration is built from.
 
-A ``Part`` holds what all parts share (SKU, vendor, model, source, audit); each kind adds its
-specifications through multi-table inheritance, so a SKU is unique across kinds and one ``Price``
-table serves them all. Units are in the field names: GB = 10^9 bytes, W, GB/s, MB/s, Gb/s, TB.
+A ``Part`` holds what all parts share (SKU, vendor, model, source, availability, audit); each
+kind adds its specifications through multi-table inheritance, so a SKU is unique across kinds and
+one ``Price`` table serves them all. Units are in the field names: GB = 10^9 bytes, W, GB/s, MB/s,
+Gb/s, TB.
+
+SXM and OAM GPUs are bought on a baseboard of one generation (``Gpu.baseboard``, e.g. HGX-H100)
+and fit only a chassis built for it (``Chassis.baseboards``): the builder never pairs them
+otherwise.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -25,6 +31,12 @@ class PartKind(models.TextChoices):
     CHASSIS = "chassis", _("Chassis")
 
 
+class Availability(models.TextChoices):
+    CURRENT = "current", _("Current")
+    END_OF_LIFE = "end_of_life", _("End of life")
+    REFURBISHED = "refurbished", _("Refurbished")
+
+
 class Part(Audited):
     KIND: ClassVar[str]  # each kind's model names its PartKind
 
@@ -35,6 +47,30 @@ class Part(Audited):
     source = models.TextField(_("specification source"), help_text=_("Datasheet URL(s)."))
     notes = models.TextField(_("notes"), blank=True)
     active = models.BooleanField(_("offered"), default=True)
+    availability = models.CharField(
+        _("availability"),
+        max_length=16,
+        choices=Availability.choices,
+        default=Availability.CURRENT,
+        help_text=_(
+            "Whether it can be bought new; the builder uses other parts only when no current "
+            "part does the job."
+        ),
+    )
+    lead_time_weeks = models.PositiveSmallIntegerField(
+        _("lead time (weeks)"),
+        null=True,
+        blank=True,
+        help_text=_("Typical weeks from order to delivery; empty when unknown."),
+    )
+    availability_source = models.TextField(
+        _("availability source"),
+        blank=True,
+        help_text=_(
+            "Where the availability and lead time come from: a public document (URL, date "
+            "read) or 'estimate' with its basis."
+        ),
+    )
 
     class Meta:
         ordering = ["kind", "vendor", "model"]
@@ -46,6 +82,10 @@ class Part(Audited):
             ),
             models.CheckConstraint(
                 condition=Q(kind__in=PartKind.values), name="%(app_label)s_%(class)s_kind_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(availability__in=Availability.values),
+                name="%(app_label)s_%(class)s_availability_known",
             ),
         ]
 
@@ -91,6 +131,15 @@ class Gpu(Part):
     )
     tdp_w = models.PositiveIntegerField(_("TDP (W)"))
     form_factor = models.CharField(_("form factor"), max_length=8, choices=FormFactor.choices)
+    baseboard = models.CharField(
+        _("baseboard"),
+        max_length=32,
+        blank=True,
+        help_text=_(
+            "SXM/OAM: the baseboard generation it comes on (HGX-A100, HGX-H100 for H100 and "
+            "H200, HGX-B200, OAM-MI300X); empty for PCIe cards."
+        ),
+    )
     nvlink_gbs = models.PositiveIntegerField(
         _("NVLink / fabric bandwidth (GB/s)"),
         null=True,
@@ -112,7 +161,20 @@ class Gpu(Part):
             models.CheckConstraint(
                 condition=Q(memory_gb__gte=1), name="%(app_label)s_%(class)s_memory_gb_gte_1"
             ),
+            models.CheckConstraint(
+                condition=~Q(form_factor=FormFactor.PCIE) | Q(baseboard=""),
+                name="%(app_label)s_%(class)s_pcie_has_no_baseboard",
+            ),
         ]
+
+    def clean(self) -> None:
+        super().clean()
+        if self.form_factor != FormFactor.PCIE and not self.baseboard:
+            raise ValidationError(
+                {"baseboard": _("An SXM or OAM GPU comes on a baseboard: name its generation.")}
+            )
+        if self.form_factor == FormFactor.PCIE and self.baseboard:
+            raise ValidationError({"baseboard": _("A PCIe card has no baseboard.")})
 
 
 class Cpu(Part):
@@ -243,7 +305,24 @@ class Chassis(Part):
     accepts_pcie = models.BooleanField(_("accepts PCIe GPUs"), default=False)
     accepts_oam = models.BooleanField(_("accepts OAM GPUs"), default=False)
     max_gpu_tdp_w = models.PositiveIntegerField(_("max TDP per GPU slot (W)"))
-    nvswitch = models.BooleanField(_("NVLink switch fabric (NVSwitch)"), default=False)
+    baseboards = models.CharField(
+        _("baseboards"),
+        max_length=128,
+        blank=True,
+        help_text=_(
+            "The SXM/OAM baseboard generations the chassis is built for, comma-separated "
+            "(e.g. HGX-H100); empty for a PCIe-only chassis."
+        ),
+    )
+    nvswitch = models.BooleanField(
+        _("NVLink switch fabric (NVSwitch)"),
+        default=False,
+        help_text=_(
+            "All GPUs on one switched all-to-all fabric on the baseboard: NVSwitch on NVIDIA HGX "
+            "boards, the Infinity Fabric mesh on AMD OAM boards (customers read the GPU vendor's "
+            "name for it)."
+        ),
+    )
     nvlink_bridge = models.BooleanField(_("NVLink bridges between card pairs"), default=False)
     pcie_switches = models.BooleanField(_("GPUs behind PCIe switches"), default=False)
     cpu_sockets = models.PositiveSmallIntegerField(_("CPU sockets"))
@@ -282,3 +361,14 @@ class Chassis(Part):
                 condition=Q(rack_units__gte=1), name="%(app_label)s_%(class)s_rack_units_gte_1"
             ),
         ]
+
+    @property
+    def baseboard_set(self) -> frozenset[str]:
+        return frozenset(b.strip() for b in self.baseboards.split(",") if b.strip())
+
+    def clean(self) -> None:
+        super().clean()
+        if (self.accepts_sxm or self.accepts_oam) and not self.baseboard_set:
+            raise ValidationError(
+                {"baseboards": _("A chassis for SXM or OAM GPUs names the baseboards it takes.")}
+            )

@@ -102,6 +102,10 @@ def _gpu_spec(g: Gpu, purchase: PriceOf, managed: PriceOf) -> parts.GpuSpec:
         pcie_gen=g.pcie_gen,
         price=purchase(g.pk),
         managed_monthly_price=managed(g.pk),
+        architecture=g.architecture,
+        baseboard=g.baseboard,
+        availability=parts.Availability(g.availability),
+        lead_time_weeks=g.lead_time_weeks,
     )
 
 
@@ -120,6 +124,8 @@ def _cpu_spec(c: Cpu, purchase: PriceOf) -> parts.CpuSpec:
         pcie_lanes=c.pcie_lanes,
         server_grade=c.server_grade,
         price=purchase(c.pk),
+        availability=parts.Availability(c.availability),
+        lead_time_weeks=c.lead_time_weeks,
     )
 
 
@@ -134,6 +140,8 @@ def _memory_spec(m: MemoryModule, purchase: PriceOf) -> parts.MemorySpec:
         registered=m.registered,
         power_w=float(m.power_w),
         price=purchase(m.pk),
+        availability=parts.Availability(m.availability),
+        lead_time_weeks=m.lead_time_weeks,
     )
 
 
@@ -148,6 +156,8 @@ def _drive_spec(d: Drive, purchase: PriceOf) -> parts.DriveSpec:
         endurance_dwpd=None if d.endurance_dwpd is None else float(d.endurance_dwpd),
         power_w=float(d.power_w),
         price=purchase(d.pk),
+        availability=parts.Availability(d.availability),
+        lead_time_weeks=d.lead_time_weeks,
     )
 
 
@@ -162,6 +172,8 @@ def _nic_spec(n: NetworkCard, purchase: PriceOf) -> parts.NicSpec:
         pcie_lanes=n.pcie_lanes,
         power_w=float(n.power_w),
         price=purchase(n.pk),
+        availability=parts.Availability(n.availability),
+        lead_time_weeks=n.lead_time_weeks,
     )
 
 
@@ -200,4 +212,7 @@ def _chassis_spec(c: Chassis, purchase: PriceOf, managed: PriceOf) -> parts.Chas
         price=purchase(c.pk),
         managed_monthly_price=managed(c.pk),
         rack_mount=c.rack_mount,
+        baseboards=c.baseboard_set,
+        availability=parts.Availability(c.availability),
+        lead_time_weeks=c.lead_time_weeks,
     )

@@ -1,7 +1,9 @@
 """Loading the catalog's seed data: parts by SKU with their prices, all or nothing.
 
 The data file (``catalog/data/catalog.json``, ``manage.py load_catalog``) lists each part with its
-kind, its specifications and its prices; a malformed entry stops the load with a message naming it.
+kind, its specifications, its availability (``availability``, ``lead_time_weeks`` and where they
+come from, ``availability_source``) and its prices; a malformed entry stops the load with a
+message naming it. A part without availability data is current, lead time unknown.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from catalog.models import (
+    Availability,
     Chassis,
     Cpu,
     Drive,
@@ -36,7 +39,16 @@ PART_MODELS: dict[str, type[Part]] = {
     PartKind.NIC: NetworkCard,
     PartKind.CHASSIS: Chassis,
 }
-COMMON_FIELDS = ("vendor", "model", "source", "notes")
+# Fields every kind shares, read from the entry's top level, with their value when missing.
+COMMON_FIELDS: dict[str, Any] = {
+    "vendor": "",
+    "model": "",
+    "source": "",
+    "notes": "",
+    "availability": Availability.CURRENT,
+    "lead_time_weeks": None,
+    "availability_source": "",
+}
 
 
 class CatalogDataError(ValueError):
@@ -105,7 +117,7 @@ def _upsert_part(entry: Mapping[str, Any], user: Any, report: LoadReport) -> Par
     unknown = set(spec) - set(fields)
     if unknown:
         raise CatalogDataError(f"{sku}: unknown {kind} fields {sorted(unknown)}")
-    values = {name: entry.get(name, "") for name in COMMON_FIELDS} | spec
+    values = {name: entry.get(name, default) for name, default in COMMON_FIELDS.items()} | spec
     part = model.objects.filter(sku=sku).first()
     if part is None:
         part = model(sku=sku, kind=model.KIND, created_by=user, updated_by=user, **values)

@@ -30,6 +30,7 @@ _CHECKS: dict[str, RuleCheck] = {
         gpu_rules.GPU_COUNT,
         gpu_rules.GPU_MEMORY,
         gpu_rules.GPU_MEMORY_FLOOR,
+        gpu_rules.GPU_PRECISION,
         gpu_rules.PRODUCTION_GPU,
         gpu_rules.CONSUMER_LIMIT,
         gpu_rules.GPU_FIT_CHASSIS,

@@ -1,4 +1,5 @@
-"""The GPU rule checks as records: count, memory, class, chassis fit, NVLink and cooling."""
+"""The GPU rule checks as records: count, memory, number format, class, chassis fit (form
+factor, baseboard generation, slots), NVLink and cooling."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ from typing import Any
 from .. import rules
 from ..configuration import _memory_floor_gb, _num, _usable_gb
 from ..i18n import gettext_noop
-from ..parts import COOLING_LABELS, FORM_FACTOR_LABELS, GPU_CLASS_LABELS, Cooling, GpuClass
+from ..parts import (
+    COOLING_LABELS,
+    FORM_FACTOR_LABELS,
+    GPU_CLASS_LABELS,
+    Cooling,
+    GpuClass,
+    baseboard_fits,
+    fabric_names,
+)
 from .records import Outcome, RuleCheck, Subject, always, fit, model_sharded
 
 
@@ -119,6 +128,43 @@ GPU_MEMORY_FLOOR = RuleCheck(
     ),
 )
 
+
+def _precision_params(s: Subject) -> Mapping[str, Any]:
+    precision = s.needs.precision
+    gpu = s.config.gpu
+    return {
+        "gpu": gpu.name,
+        "architecture": gpu.architecture or "?",
+        "precision": rules.PRECISION_LABELS.get(precision, precision.upper()),
+        "supported": ", ".join(rules.PRECISION_ARCHITECTURES.get(precision, ())),
+    }
+
+
+GPU_PRECISION = RuleCheck(
+    rules.GPU_PRECISION,
+    _precision_params,
+    (
+        Outcome(
+            lambda s: not s.needs.precision,
+            True,
+            gettext_noop("No number format asked: the %(gpu)s is not judged on one."),
+        ),
+        Outcome(
+            lambda s: rules.runs_precision(s.config.gpu.architecture, s.needs.precision),
+            True,
+            gettext_noop("The %(gpu)s (%(architecture)s) runs %(precision)s."),
+        ),
+        Outcome(
+            always,
+            False,
+            gettext_noop(
+                "The %(gpu)s (%(architecture)s) cannot run %(precision)s, which needs one of "
+                "these GPU architectures: %(supported)s."
+            ),
+        ),
+    ),
+)
+
 PRODUCTION_GPU = RuleCheck(
     rules.PRODUCTION_GPU,
     lambda s: {"gpu": s.config.gpu.name, "gpu_class": GPU_CLASS_LABELS[s.config.gpu.gpu_class]},
@@ -192,6 +238,8 @@ def _gpu_fit_chassis_params(s: Subject) -> Mapping[str, Any]:
         "chassis": ch.name,
         "form": FORM_FACTOR_LABELS[c.gpu.form_factor],
         "accepted": ", ".join(sorted(FORM_FACTOR_LABELS[f] for f in ch.gpu_form_factors)) or "-",
+        "board": c.gpu.baseboard or "?",
+        "boards": ", ".join(sorted(ch.baseboards)) or "-",
         "count": c.gpu_count,
         "slots": ch.gpu_slots,
         "growth": s.needs.growth_gpus,
@@ -211,6 +259,14 @@ GPU_FIT_CHASSIS = RuleCheck(
             lambda s: s.config.gpu.form_factor not in s.config.chassis.gpu_form_factors,
             False,
             gettext_noop("The %(chassis)s takes %(accepted)s GPUs, not the %(form)s %(gpu)s."),
+        ),
+        Outcome(
+            lambda s: not baseboard_fits(s.config.gpu, s.config.chassis),
+            False,
+            gettext_noop(
+                "The %(gpu)s comes on an %(board)s baseboard; the %(chassis)s is built for "
+                "%(boards)s baseboards only."
+            ),
         ),
         Outcome(
             lambda s: s.config.gpu_count < 1,
@@ -279,9 +335,17 @@ NVLINK = RuleCheck(
             ),
         ),
         Outcome(
-            lambda s: s.config.chassis.nvswitch,
+            lambda s: s.config.chassis.nvswitch and fabric_names(s.config.gpu)[1] == "NVSwitch",
             True,
             gettext_noop("NVSwitch links the %(count)s GPUs at %(gbs)s GB/s each."),
+        ),
+        Outcome(
+            lambda s: s.config.chassis.nvswitch,
+            True,
+            gettext_noop(
+                "The Infinity Fabric mesh of the baseboard links the %(count)s GPUs all-to-all "
+                "at %(gbs)s GB/s each."
+            ),
         ),
         Outcome(
             lambda s: (

@@ -36,7 +36,10 @@ CPU_SERVER_GRADE = RuleCheck(
             ),
         ),
         Outcome(
-            lambda s: not s.config.cpu.server_grade,
+            lambda s: (
+                not s.config.cpu.server_grade
+                and not rules.workstation_cpu_allowed(s.config.chassis, production=s.production)
+            ),
             False,
             gettext_noop("The %(cpu)s is not a server-grade CPU."),
         ),
@@ -47,6 +50,16 @@ CPU_SERVER_GRADE = RuleCheck(
                 "%(count)s CPUs for the %(sockets)s sockets of the %(chassis)s: every socket needs "
                 "one."
             ),
+        ),
+        Outcome(
+            lambda s: not s.config.cpu.server_grade,
+            True,
+            gettext_noop(
+                "Experiment: %(count)s x %(cpu)s, a workstation CPU, in the %(sockets)s "
+                "%(cpu_socket)s sockets of the %(chassis)s tower; a rack server needs a "
+                "server-grade CPU."
+            ),
+            warning=True,
         ),
         Outcome(
             always,

@@ -5,6 +5,6 @@ See ``builder.py`` for the algorithm in words.
 
 from .index import _INF, _Index, _index_get
 from .plan import _Plan
-from .solver import _Search
+from .solver import _Search, preferred_search
 
-__all__ = ["_INF", "_Index", "_Plan", "_Search", "_index_get"]
+__all__ = ["_INF", "_Index", "_Plan", "_Search", "_index_get", "preferred_search"]

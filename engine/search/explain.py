@@ -35,7 +35,13 @@ def explain_chassis(search: _Search, model: _Model, blocked: dict[str, int]) -> 
         "tdp": gpu.tdp_w,
         "growth": search.needs.growth_gpus,
     }
-    if not blocked:
+    if "baseboard" in blocked:
+        params["board"] = gpu.baseboard or "?"
+        template = gettext_noop(
+            "The %(gpu)s comes on an %(board)s baseboard and no chassis is built for it: add an "
+            "%(board)s server, or choose a GPU for the chassis the catalog has."
+        )
+    elif not blocked:
         template = gettext_noop(
             "No chassis takes %(form)s GPUs such as the %(gpu)s: add a chassis with %(form)s slots."
         )
@@ -87,7 +93,12 @@ def explain_parts(
     nics: Sequence[_PartSet],
 ) -> None:
     spec = chassis.spec
-    if not cpus and not search.index.cpus_by_socket.get(spec.cpu_socket_type):
+    offered = (
+        search.index.tower_cpus_by_socket
+        if rules.workstation_cpu_allowed(spec, production=search.production)
+        else search.index.cpus_by_socket
+    )
+    if not cpus and not offered.get(spec.cpu_socket_type):
         search.fail(
             _RANK_CHASSIS,
             model.gpu.sku,
@@ -199,7 +210,8 @@ def explain_combination(
 
 def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
     """How many of ``gpu`` the job needs, or None (and why, in the diagnostics) if it cannot
-    use them: production without ECC, below the memory floor, or too small at any count."""
+    use them: production without ECC, a number format it cannot run, below the memory floor, or
+    too small at any count."""
     if search.production and (gpu.gpu_class is not GpuClass.DATACENTER or not gpu.ecc):
         search.fail(
             _RANK_EXCLUDED,
@@ -214,6 +226,21 @@ def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
             ),
             gpu=gpu.name,
             gpu_class=GPU_CLASS_LABELS[gpu.gpu_class],
+        )
+        return None
+    precision = search.needs.precision
+    if not rules.runs_precision(gpu.architecture, precision):
+        search.fail(
+            _RANK_EXCLUDED,
+            gpu.sku,
+            gettext_noop(
+                "The %(gpu)s (%(architecture)s) cannot run %(precision)s: %(precision)s needs "
+                "one of these GPU architectures: %(supported)s."
+            ),
+            gpu=gpu.name,
+            architecture=gpu.architecture or "?",
+            precision=rules.PRECISION_LABELS.get(precision, precision.upper()),
+            supported=", ".join(rules.PRECISION_ARCHITECTURES.get(precision, ())),
         )
         return None
     if gpu.memory_gb < floor:

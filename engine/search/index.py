@@ -1,11 +1,15 @@
-"""Catalog index: built once per snapshot, shared by every search on it."""
+"""Catalog index: built once per snapshot, shared by every search on it.
+
+Parts that cannot be bought new (end of life, refurbished) are in the index; ``current_only``
+is the index of the current parts alone, which the builder searches first.
+"""
 
 from __future__ import annotations
 
 import math
 import operator
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -23,6 +27,7 @@ from ..configuration import (
 )
 from ..money import Money
 from ..parts import (
+    Availability,
     CatalogSnapshot,
     ChassisSpec,
     Cooling,
@@ -33,6 +38,7 @@ from ..parts import (
     GpuSpec,
     MemorySpec,
     NicSpec,
+    baseboard_fits,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +48,7 @@ if TYPE_CHECKING:
 # --- Catalog index: built once per snapshot ------------------------------------------------------
 
 _T = TypeVar("_T")
+_P = TypeVar("_P", GpuSpec, CpuSpec, MemorySpec, DriveSpec, NicSpec, ChassisSpec)
 _INF = math.inf
 # Lower bounds built from whole-job figures are shaded by a billionth: the rules compare
 # per-server floats, whose rounding must never make a bound exceed a real price.
@@ -112,7 +119,7 @@ class _PartItem:
 class _Index:
     """The offered parts of one snapshot, sorted and pruned for the search. Immutable once built."""
 
-    def __init__(self, catalog: CatalogSnapshot) -> None:
+    def __init__(self, catalog: CatalogSnapshot, places: int | None = None) -> None:
         self.currency = catalog.currency
         every: tuple[GpuSpec | CpuSpec | MemorySpec | DriveSpec | NicSpec | ChassisSpec, ...] = (
             *catalog.gpus,
@@ -122,33 +129,67 @@ class _Index:
             *catalog.nics,
             *catalog.chassis,
         )
-        places = 0
-        for part in every:
-            amount = self._offered_amount(part.price)
-            if amount is not None:
-                exponent = amount.as_tuple().exponent
-                if isinstance(exponent, int):
-                    places = max(places, -exponent)
+        if places is None:
+            places = 0
+            for part in every:
+                amount = self._offered_amount(part.price)
+                if amount is not None:
+                    exponent = amount.as_tuple().exponent
+                    if isinstance(exponent, int):
+                        places = max(places, -exponent)
         self.places = places
         self.scale: int = 10**places
 
         # SKUs identical in every figure (vendor part numbers of one card) are one GPU model,
-        # offered at its cheapest SKU's price: ``gpus_for`` is asked once per model.
+        # offered at its cheapest SKU's price (a current one on a tie): ``gpus_for`` is asked
+        # once per model.
         models: dict[GpuSpec, tuple[GpuSpec, int]] = {}
         for gpu in catalog.gpus:
             cost = self.units(gpu.price)
             if cost is None:
                 continue
-            twin = replace(gpu, sku="", name="", vendor="", price=None, managed_monthly_price=None)
+            twin = replace(
+                gpu,
+                sku="",
+                name="",
+                vendor="",
+                price=None,
+                managed_monthly_price=None,
+                availability=Availability.CURRENT,
+                lead_time_weeks=None,
+            )
             kept = models.get(twin)
-            if kept is None or (cost, gpu.sku) < (kept[1], kept[0].sku):
+            if kept is None or _gpu_order(gpu, cost) < _gpu_order(*kept):
                 models[twin] = (gpu, cost)
         self.gpus = tuple(sorted(models.values(), key=lambda m: (m[1], m[0].sku)))
         self._build_chassis(catalog.chassis)
+        self._chassis_by_gpu: dict[tuple[FormFactor, str], tuple[_ChassisItem, ...]] = {}
+        for gpu, _cost in self.gpus:
+            if _board_key(gpu) not in self._chassis_by_gpu:
+                self._chassis_by_gpu[_board_key(gpu)] = self._fitting_chassis(gpu)
         self._build_cpus(catalog.cpus)
         self._build_memory(catalog.memory)
         self._build_drives(catalog.drives)
         self._build_nics(catalog.nics)
+        # The current parts alone, priced on the same scale (None: every part is current).
+        current = _current_parts(catalog)
+        self.current_only = None if current is None else _Index(current, places=self.places)
+
+    def chassis_for(self, gpu: GpuSpec) -> tuple[_ChassisItem, ...]:
+        """The chassis that take the GPU (its form factor and baseboard), cheapest first."""
+        found = self._chassis_by_gpu.get(_board_key(gpu))
+        return found if found is not None else self._fitting_chassis(gpu)
+
+    def max_slots_for(self, gpu: GpuSpec) -> int:
+        """The most GPU slots of any chassis that takes the GPU (0: none)."""
+        return max((item.spec.gpu_slots for item in self.chassis_for(gpu)), default=0)
+
+    def _fitting_chassis(self, gpu: GpuSpec) -> tuple[_ChassisItem, ...]:
+        return tuple(
+            item
+            for item in self.chassis_by_form.get(gpu.form_factor, ())
+            if baseboard_fits(gpu, item.spec)
+        )
 
     def _offered_amount(self, price: Money | None) -> Decimal | None:
         if price is None or price.currency != self.currency:
@@ -188,6 +229,7 @@ class _Index:
             baseboard = spec.gpu_form_factors & rules.BASEBOARD_FORM_FACTORS
             group = (
                 spec.gpu_form_factors,
+                spec.baseboards,
                 spec.cpu_sockets,
                 spec.cpu_socket_type,
                 spec.ddr_generation,
@@ -207,16 +249,29 @@ class _Index:
             form: tuple(sorted(items, key=lambda i: (i.cost, i.spec.sku)))
             for form, items in by_form.items()
         }
-        self.max_slots_by_form = {
-            form: max(i.spec.gpu_slots for i in items) for form, items in by_form.items()
-        }
         self.max_bays = max((i.spec.nvme_bays for i in kept), default=0)
 
     def _build_cpus(self, cpus: Sequence[CpuSpec]) -> None:
+        # Server-grade CPUs for every chassis; a workstation tower (experiments) also takes the
+        # workstation CPUs of its own platform: one list per socket for each case.
+        self.cpus_by_socket = self._cpus_by_socket(c for c in cpus if c.server_grade)
+        self.tower_cpus_by_socket = self._cpus_by_socket(cpus)
+        # The lowest price per core of any CPU: N cores cost at least N times that.
+        self.core_unit_price = min(
+            (
+                Fraction(i.cost, i.spec.cores)
+                for items in self.tower_cpus_by_socket.values()
+                for i in items
+                if i.spec.cores > 0
+            ),
+            default=Fraction(0),
+        )
+
+    def _cpus_by_socket(self, cpus: Iterable[CpuSpec]) -> dict[str, tuple[_CpuItem, ...]]:
         cheapest: dict[tuple[object, ...], _CpuItem] = {}
         for spec in cpus:
             cost = self.units(spec.price)
-            if cost is None or not spec.server_grade:
+            if cost is None:
                 continue
             twin = (
                 spec.socket,
@@ -232,15 +287,10 @@ class _Index:
         by_socket: dict[str, list[_CpuItem]] = {}
         for item in cheapest.values():
             by_socket.setdefault(item.spec.socket, []).append(item)
-        self.cpus_by_socket = {
+        return {
             socket: tuple(sorted(items, key=lambda i: (i.cost, i.spec.sku)))
             for socket, items in by_socket.items()
         }
-        # The lowest price per core of any server CPU: N cores cost at least N times that.
-        self.core_unit_price = min(
-            (Fraction(i.cost, i.spec.cores) for i in cheapest.values() if i.spec.cores > 0),
-            default=Fraction(0),
-        )
 
     def _build_memory(self, memory: Sequence[MemorySpec]) -> None:
         offered = sorted(
@@ -336,6 +386,32 @@ class _Index:
                 lambda i: (i.power_mw, _nic_lanes(i.spec), -i.spec.speed_gbps, -i.spec.ports),
             )
         )
+
+
+def _gpu_order(gpu: GpuSpec, cost: int) -> tuple[int, bool, str]:
+    return (cost, gpu.availability is not Availability.CURRENT, gpu.sku)
+
+
+def _board_key(gpu: GpuSpec) -> tuple[FormFactor, str]:
+    return (gpu.form_factor, "" if gpu.form_factor is FormFactor.PCIE else gpu.baseboard)
+
+
+def _current_parts(catalog: CatalogSnapshot) -> CatalogSnapshot | None:
+    """The snapshot with its current parts only; None when every part is current."""
+
+    def current(parts: Sequence[_P]) -> tuple[_P, ...]:
+        return tuple(p for p in parts if p.availability is Availability.CURRENT)
+
+    kept = CatalogSnapshot(
+        currency=catalog.currency,
+        gpus=current(catalog.gpus),
+        cpus=current(catalog.cpus),
+        memory=current(catalog.memory),
+        drives=current(catalog.drives),
+        nics=current(catalog.nics),
+        chassis=current(catalog.chassis),
+    )
+    return None if kept == catalog else kept
 
 
 def _chassis_metrics(item: _ChassisItem) -> tuple[float, ...]:

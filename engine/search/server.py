@@ -29,7 +29,8 @@ def solve_server(
     servers = -(-model.fit.gpus // per_server)
     server = _server_needs(search.needs, gpu, per_server, servers)
     read_mbs = server.read_mbs * (2 if comfort else 1)
-    cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores)
+    workstation = rules.workstation_cpu_allowed(spec, production=search.production)
+    cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores, workstation)
     drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays)
     nics = search.nic_sets(per_server) if servers > 1 else (_NO_PARTS,)
     diagnose = bound == _INF

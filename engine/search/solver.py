@@ -43,6 +43,21 @@ from .plan import (
 from .server import solve_server
 
 
+def preferred_search(index: _Index, needs: BuildNeeds) -> _Search:
+    """The search the builder answers from: over the current parts alone when they make a
+    configuration that passes every rule (within the budget), else over every offered part, so
+    an end-of-life or refurbished part is used only when no current part does the job."""
+    current = index.current_only
+    if current is not None:
+        search = _Search(current, needs)
+        cheapest = search.cheapest()
+        if cheapest is not None and (
+            needs.budget is None or cheapest.total <= current.units_floor(needs.budget)
+        ):
+            return search
+    return _Search(index, needs)
+
+
 class _Search:
     """One request's search: memoised candidate lists, per-model best plans, diagnostics."""
 
@@ -52,7 +67,7 @@ class _Search:
         self.production = needs.environment is Environment.PRODUCTION
         self.boot = index.boot if self.production else None
         self.boot_cost = self.boot.cost * rules.BOOT_MIRROR_DRIVES if self.boot else 0
-        self._cpu_memo: dict[tuple[str, int, int], tuple[_CpuSet, ...]] = {}
+        self._cpu_memo: dict[tuple[str, int, int, bool], tuple[_CpuSet, ...]] = {}
         self._memory_memo: dict[tuple[int, int, int, float, int, int], tuple[_PartSet, ...]] = {}
         self._drive_memo: dict[tuple[float, float, int], tuple[_PartSet, ...]] = {}
         self._nic_memo: dict[int, tuple[_PartSet, ...]] = {}
@@ -130,7 +145,7 @@ class _Search:
             fit = usable_fit(self, gpu, floor)
             if fit is None:
                 continue
-            chassis = self.index.chassis_by_form.get(gpu.form_factor, ())
+            chassis = self.index.chassis_for(gpu)
             floor_rest = self._floor_rest(gpu, cost, fit)
             models.append(
                 _Model(
@@ -161,10 +176,15 @@ class _Search:
             self._ram_floor_memo[key] = floor
         return self._ram_floor_memo[key]
 
-    def cpu_sets(self, socket: str, sockets: int, cores: int) -> tuple[_CpuSet, ...]:
-        key = (socket, sockets, cores)
+    def cpu_sets(
+        self, socket: str, sockets: int, cores: int, workstation: bool = False
+    ) -> tuple[_CpuSet, ...]:
+        """CPU sets for the sockets; ``workstation``: a tower for experiments, which also takes
+        the workstation CPUs of its platform (rules.CPU_SERVER_GRADE)."""
+        key = (socket, sockets, cores, workstation)
         memo = self._cpu_memo.get(key)
         if memo is None:
+            offered = self.index.tower_cpus_by_socket if workstation else self.index.cpus_by_socket
             fitting = [
                 _CpuSet(
                     item=item,
@@ -175,7 +195,7 @@ class _Search:
                     channels=item.spec.memory_channels * sockets,
                     max_gb=item.spec.max_memory_gb * sockets,
                 )
-                for item in self.index.cpus_by_socket.get(socket, ())
+                for item in offered.get(socket, ())
                 if item.spec.cores * sockets >= cores
             ]
             # The channel count shapes the DIMM sets, so a CPU only competes with CPUs of the same
@@ -327,8 +347,10 @@ class _Search:
         unlinked = 0
         needed = model.fit.gpus
         # No chassis holds more GPUs than the largest one: the fewest servers any plan needs.
-        fewest = -(-needed // max(1, self.index.max_slots_by_form.get(gpu.form_factor, 1)))
-        for chassis in self.index.chassis_by_form.get(gpu.form_factor, ()):
+        fewest = -(-needed // max(1, self.index.max_slots_for(gpu)))
+        if not self.index.chassis_for(gpu) and self.index.chassis_by_form.get(gpu.form_factor):
+            blocked["baseboard"] = 1  # chassis of its form factor, none for its baseboard
+        for chassis in self.index.chassis_for(gpu):
             if fewest * chassis.cost + floor_rest >= bound:
                 break
             spec = chassis.spec
@@ -397,7 +419,7 @@ class _Search:
         """The most GPUs any plan of the model can hold: ``servers x per_server`` stays below
         the job's count plus one server's worth, and for PCIe below twice the job's count."""
         needed = model.fit.gpus
-        most = self.index.max_slots_by_form.get(model.gpu.form_factor, 0)
+        most = self.index.max_slots_for(model.gpu)
         if model.gpu.form_factor in rules.BASEBOARD_FORM_FACTORS:
             return needed + max(0, most - 1)
         return min(2 * needed - 1, needed + max(0, most - 1))

@@ -199,6 +199,8 @@ def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) 
             "role": line.role,
             "unit_price": amount(line.unit_price),
             **age(line.sku),
+            "availability": str(line.availability),
+            "lead_time_weeks": line.lead_time_weeks,
         }
         for line in option.parts
     ]

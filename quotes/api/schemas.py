@@ -204,6 +204,14 @@ class PartLineSchema(serializers.Serializer):
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     price_date = serializers.DateField(allow_null=True, help_text="When this price was observed.")
     stale = serializers.BooleanField(help_text="Older than PRICE_STALE_DAYS: check before buying.")
+    availability = serializers.ChoiceField(
+        choices=["current", "end_of_life", "refurbished"],
+        help_text="Whether the part is sold new (current); others are offered only when no "
+        "current part does the job.",
+    )
+    lead_time_weeks = serializers.IntegerField(
+        allow_null=True, help_text="Typical delivery time, in weeks (an estimate)."
+    )
 
 
 class TotalsSchema(serializers.Serializer):

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.money import Money
 from engine.parts import (
+    Availability,
     CatalogSnapshot,
     ChassisSpec,
     Cooling,
@@ -54,6 +55,10 @@ def gpu(**overrides: Any) -> GpuSpec:
         "pcie_gen": 5,
         "price": 25000,
         "managed_monthly_price": None,
+        "architecture": "Hopper",
+        "baseboard": "HGX-H100",
+        "availability": Availability.CURRENT,
+        "lead_time_weeks": None,
     }
     fields.update(overrides)
     _price(fields)
@@ -77,6 +82,7 @@ def h100_nvl(**overrides: Any) -> GpuSpec:
         "form_factor": FormFactor.PCIE,
         "nvlink_gbs": 600.0,
         "price": 28000,
+        "baseboard": "",
     }
     return gpu(**(fields | overrides))
 
@@ -94,6 +100,8 @@ def a100_pcie(**overrides: Any) -> GpuSpec:
         "nvlink_gbs": 600.0,
         "pcie_gen": 4,
         "price": 15000,
+        "architecture": "Ampere",
+        "baseboard": "",
     }
     return gpu(**(fields | overrides))
 
@@ -111,6 +119,8 @@ def l40s(**overrides: Any) -> GpuSpec:
         "nvlink_gbs": None,
         "pcie_gen": 4,
         "price": 8000,
+        "architecture": "Ada Lovelace",
+        "baseboard": "",
     }
     return gpu(**(fields | overrides))
 
@@ -130,6 +140,8 @@ def rtx_4090(**overrides: Any) -> GpuSpec:
         "gpu_class": GpuClass.CONSUMER,
         "pcie_gen": 4,
         "price": 1800,
+        "architecture": "Ada Lovelace",
+        "baseboard": "",
     }
     return gpu(**(fields | overrides))
 
@@ -149,6 +161,7 @@ def cpu(**overrides: Any) -> CpuSpec:
         "pcie_lanes": 128,
         "server_grade": True,
         "price": 1200,
+        "availability": Availability.CURRENT,
     }
     fields.update(overrides)
     _price(fields)
@@ -195,6 +208,7 @@ def dimm(**overrides: Any) -> MemorySpec:
         "registered": True,
         "power_w": 8.0,
         "price": 300,
+        "availability": Availability.CURRENT,
     }
     fields.update(overrides)
     _price(fields)
@@ -222,6 +236,7 @@ def drive(**overrides: Any) -> DriveSpec:
         "endurance_dwpd": 1.0,
         "power_w": 25.0,
         "price": 900,
+        "availability": Availability.CURRENT,
     }
     fields.update(overrides)
     _price(fields)
@@ -262,6 +277,7 @@ def nic(**overrides: Any) -> NicSpec:
         "pcie_lanes": 16,
         "power_w": 25.0,
         "price": 2000,
+        "availability": Availability.CURRENT,
     }
     fields.update(overrides)
     _price(fields)
@@ -295,6 +311,8 @@ def chassis(**overrides: Any) -> ChassisSpec:
         "base_power_w": 1500,
         "price": 60000,
         "managed_monthly_price": None,
+        "baseboards": frozenset({"HGX-H100"}),
+        "availability": Availability.CURRENT,
     }
     fields.update(overrides)
     _price(fields)
@@ -324,6 +342,7 @@ def pcie_chassis(**overrides: Any) -> ChassisSpec:
         "max_system_power_w": 3200,
         "base_power_w": 300,
         "price": 12000,
+        "baseboards": frozenset(),
     }
     return chassis(**(fields | overrides))
 

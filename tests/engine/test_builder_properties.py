@@ -6,6 +6,8 @@ servers, CPU and CPU count, DIMM and DIMM count, data drive and count, boot driv
 NICs none or up to one per GPU), asks ``configuration_feasible`` (the same rules as
 ``check_configuration``) and keeps the lowest price. It only skips a branch whose partial price
 already reaches the best found: prices are never negative, so nothing cheaper hides there.
+Parts that cannot be bought new count only when no configuration of current parts exists: the
+brute force first walks the current parts alone, then, if nothing passes, every part.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.builder import (
 )
 from engine.money import Money
 from engine.parts import (
+    Availability,
     CatalogSnapshot,
     Cooling,
     DriveKind,
@@ -66,6 +69,12 @@ def _pick(draw: st.DrawFn, tame: bool, tame_values: list[Any], wild_values: list
     return draw(st.sampled_from(tame_values if tame else tame_values + wild_values))
 
 
+def _availability(draw: st.DrawFn, tame: bool) -> Availability:
+    return _pick(
+        draw, tame, [Availability.CURRENT], [Availability.END_OF_LIFE, Availability.REFURBISHED]
+    )
+
+
 @st.composite
 def gpus(draw: st.DrawFn, index: int, tame: bool) -> Any:
     gpu_class = _pick(draw, tame, [GpuClass.DATACENTER], [GpuClass.WORKSTATION, GpuClass.CONSUMER])
@@ -81,6 +90,9 @@ def gpus(draw: st.DrawFn, index: int, tame: bool) -> Any:
         ecc=True if tame else draw(st.booleans()),
         gpu_class=gpu_class,
         price=_price(draw, tame),
+        architecture=_pick(draw, tame, ["Hopper", "Ada Lovelace"], ["Ampere", "Volta"]),
+        baseboard=_pick(draw, tame, ["HGX-A"], ["HGX-B", ""]),
+        availability=_availability(draw, tame),
     )
 
 
@@ -114,6 +126,14 @@ def chassis_specs(draw: st.DrawFn, index: int, tame: bool) -> Any:
         base_power_w=draw(st.sampled_from([100, 300, 800])),
         rack_units=draw(st.sampled_from([1, 2, 4])),
         price=_price(draw, tame),
+        baseboards=_pick(
+            draw,
+            tame,
+            [frozenset({"HGX-A"}), frozenset({"HGX-A", "HGX-B"})],
+            [frozenset(), frozenset({"HGX-B"})],
+        ),
+        availability=_availability(draw, tame),
+        rack_mount=_pick(draw, tame, [True], [False]),
     )
 
 
@@ -130,6 +150,7 @@ def cpus(draw: st.DrawFn, index: int, tame: bool) -> Any:
         pcie_lanes=_pick(draw, tame, [128], [16, 48]),
         server_grade=True if tame else draw(st.booleans()),
         price=_price(draw, tame),
+        availability=_availability(draw, tame),
     )
 
 
@@ -143,6 +164,7 @@ def dimms(draw: st.DrawFn, index: int, tame: bool) -> Any:
         ecc=True if tame else draw(st.booleans()),
         power_w=draw(st.sampled_from([1.5, 3.0, 4.5])),
         price=_price(draw, tame),
+        availability=_availability(draw, tame),
     )
 
 
@@ -156,6 +178,7 @@ def drives(draw: st.DrawFn, index: int, tame: bool) -> Any:
         read_mbs=_pick(draw, tame, [3000, 7000], [500]),
         power_w=draw(st.sampled_from([2.5, 8.0, 12.5])),
         price=_price(draw, tame),
+        availability=_availability(draw, tame),
     )
 
 
@@ -171,6 +194,7 @@ def nics(draw: st.DrawFn, index: int, tame: bool) -> Any:
         pcie_lanes=draw(st.sampled_from([8, 16])),
         power_w=draw(st.sampled_from([10.0, 20.5])),
         price=_price(draw, tame),
+        availability=_availability(draw, tame),
     )
 
 
@@ -225,6 +249,7 @@ def needs_for(draw: st.DrawFn, with_budget: bool = False) -> BuildNeeds:
         interconnect_gbps_per_gpu=draw(st.sampled_from([0, 100, 400])),
         budget=budget,
         growth_gpus=draw(st.sampled_from([0, 0, 1])),
+        precision=draw(st.sampled_from(["", "bf16", "bf16", "fp8"])),
     )
 
 
@@ -242,6 +267,19 @@ def _counted(parts: Sequence[Any], counts: range) -> Iterator[tuple[Any, int]]:
 
 
 def brute_force_cheapest(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
+    """The cheapest valid configuration of current parts, else of every part."""
+    current = CatalogSnapshot(
+        currency=catalog.currency,
+        **{
+            kind: tuple(p for p in getattr(catalog, kind) if p.availability is Availability.CURRENT)
+            for kind in ("gpus", "cpus", "memory", "drives", "nics", "chassis")
+        },
+    )
+    found = _brute_force(needs, current)
+    return found if found is not None else _brute_force(needs, catalog)
+
+
+def _brute_force(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
     best: Decimal | None = None
 
     def worse(servers: int, amount: Decimal) -> bool:
