@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Django's command-line utility for administrative tasks.
 
-The profile: DJANGO_SETTINGS_MODULE, else production, or development with DEBUG=true.
+The profile: DJANGO_SETTINGS_MODULE, else production, or development with DEBUG=true (or, DEBUG
+unset, for a command that touches source files only, such as makemigrations).
 """
 
 import sys

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import overload
 
 from django.core.exceptions import ImproperlyConfigured
@@ -58,16 +60,33 @@ DEVELOPMENT_SETTINGS = "gpuquote.settings.dev"
 PRODUCTION_SETTINGS = "gpuquote.settings.prod"
 
 
+# manage.py commands that read and write source files only (no database, no broker, no secret):
+# with nothing naming a profile they run on the development one, so `manage.py makemigrations
+# --check` works on a bare checkout. DEBUG=false still means production for them too.
+SOURCE_ONLY_COMMANDS = frozenset({"makemigrations", "makemessages"})
+
+
+def _manage_py_command() -> str | None:
+    """The manage.py command this process runs, if any. Read from the command line because the
+    first caller is not always manage.py: importing the package loads the Celery app, which asks
+    for the profile before manage.py's own call."""
+    if len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py":
+        return sys.argv[1]
+    return None
+
+
 def default_settings_module() -> str:
     """The profile when DJANGO_SETTINGS_MODULE names none: development only when DEBUG says so
-    (DEBUG=true, the short form the README and the Makefile use); unset or false is production,
-    which refuses to start half-configured."""
+    (DEBUG=true, the short form the README and the Makefile use) or, DEBUG unset, for a
+    source-only manage.py command; otherwise production, which refuses to start half-configured."""
+    if os.environ.get("DEBUG") is None and _manage_py_command() in SOURCE_ONLY_COMMANDS:
+        return DEVELOPMENT_SETTINGS
     return DEVELOPMENT_SETTINGS if env_bool("DEBUG", default=False) else PRODUCTION_SETTINGS
 
 
 def set_default_settings_module() -> None:
     """For the entry points (manage.py, WSGI, ASGI, Celery): keep a DJANGO_SETTINGS_MODULE that
-    is set, otherwise name the profile DEBUG picks (``default_settings_module``)."""
+    is set, otherwise name the profile ``default_settings_module`` picks."""
     if not os.environ.get(SETTINGS_MODULE_VARIABLE):
         os.environ[SETTINGS_MODULE_VARIABLE] = default_settings_module()
 

@@ -296,6 +296,21 @@ def test_every_entry_point_defaults_to_production_and_to_development_with_debug(
     assert "Production settings (DEBUG is off) are incomplete" in production.stderr
 
 
+def test_source_only_commands_run_without_variables_and_serving_ones_still_refuse(tmp_path):
+    var_dir = {"GPUQUOTE_VAR_DIR": str(tmp_path)}
+    check = _run(["manage.py", "makemigrations", "--check", "--dry-run"], var_dir)
+    assert check.returncode == 0, check.stderr
+    assert "No changes detected" in check.stdout
+    # Anything else with no variables is production, and refuses to start.
+    serve = _run(["manage.py", "check"], var_dir)
+    assert serve.returncode != 0
+    assert "Production settings (DEBUG is off) are incomplete" in serve.stderr
+    # DEBUG=false says production even for a source-only command.
+    explicit = _run(["manage.py", "makemigrations", "--check"], {**var_dir, "DEBUG": "false"})
+    assert explicit.returncode != 0
+    assert "Production settings (DEBUG is off) are incomplete" in explicit.stderr
+
+
 def test_the_procfile_runs_every_process_on_the_production_profile():
     lines = (ROOT / "Procfile").read_text().strip().splitlines()
 
