@@ -79,7 +79,8 @@ def default_settings_module() -> str:
     """The profile when DJANGO_SETTINGS_MODULE names none: development only when DEBUG says so
     (DEBUG=true, the short form the README and the Makefile use) or, DEBUG unset, for a
     source-only manage.py command; otherwise production, which refuses to start half-configured."""
-    if os.environ.get("DEBUG") is None and _manage_py_command() in SOURCE_ONLY_COMMANDS:
+    # An empty DEBUG (``DEBUG=`` in a shell or an env file) counts as unset here.
+    if not os.environ.get("DEBUG", "").strip() and _manage_py_command() in SOURCE_ONLY_COMMANDS:
         return DEVELOPMENT_SETTINGS
     return DEVELOPMENT_SETTINGS if env_bool("DEBUG", default=False) else PRODUCTION_SETTINGS
 

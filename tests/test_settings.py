@@ -298,9 +298,10 @@ def test_every_entry_point_defaults_to_production_and_to_development_with_debug(
 
 def test_source_only_commands_run_without_variables_and_serving_ones_still_refuse(tmp_path):
     var_dir = {"GPUQUOTE_VAR_DIR": str(tmp_path)}
-    check = _run(["manage.py", "makemigrations", "--check", "--dry-run"], var_dir)
-    assert check.returncode == 0, check.stderr
-    assert "No changes detected" in check.stdout
+    for debug in ({}, {"DEBUG": ""}):  # unset, or set to nothing
+        check = _run(["manage.py", "makemigrations", "--check", "--dry-run"], var_dir | debug)
+        assert check.returncode == 0, check.stderr
+        assert "No changes detected" in check.stdout
     # Anything else with no variables is production, and refuses to start.
     serve = _run(["manage.py", "check"], var_dir)
     assert serve.returncode != 0
