@@ -1,8 +1,10 @@
 """The configuration builder against a synthetic 5,000-part catalog: p50/p95 per request.
 
 The catalog mimics a distributor's: a few dozen GPU models, server platforms, CPUs, DIMMs, drives
-and NICs, each sold as many SKUs (OEM part numbers, vendors, options) at different prices, with
-per-SKU spread where real parts differ (drive speeds, power figures, chassis options). Requests
+(with their form factors) and NICs, each sold as many SKUs (OEM part numbers, vendors, options) at
+different prices, with per-SKU spread where real parts differ (drive speeds, power figures, chassis
+options), plus the cluster parts a multi-node build adds (a few dozen switches, cables and optics,
+storage servers). Requests
 are random jobs from 10 GB to 4 TB of GPU memory, production or experiment, with and without a
 budget. Target: p95 under 50 ms per ``build_options`` call once the catalog index is built (the
 selector reuses one snapshot until the catalog changes); the one-off index build is reported too.
@@ -28,10 +30,14 @@ from engine.builder import (
 )
 from engine.money import Money
 from engine.parts import (
+    CableEnds,
+    CableKind,
+    CableSpec,
     CatalogSnapshot,
     ChassisSpec,
     Cooling,
     CpuSpec,
+    DriveFormFactor,
     DriveKind,
     DriveSpec,
     FormFactor,
@@ -39,6 +45,8 @@ from engine.parts import (
     GpuSpec,
     MemorySpec,
     NicSpec,
+    StorageServerSpec,
+    SwitchSpec,
 )
 
 TARGET_P95_MS = 50.0
@@ -171,6 +179,20 @@ def _memory(rng: random.Random, count: int) -> list[MemorySpec]:
     return parts
 
 
+NVME_BAY_FORMS = (DriveFormFactor.U2, DriveFormFactor.U3, DriveFormFactor.E1S, DriveFormFactor.E3S)
+
+
+def _drive_form(kind: DriveKind, capacity_tb: float, i: int) -> DriveFormFactor:
+    """HDDs are 3.5-inch, SATA SSDs 2.5-inch; small NVMe drives are M.2 boot sticks."""
+    if kind is DriveKind.HDD:
+        return DriveFormFactor.LFF
+    if kind is DriveKind.SATA_SSD:
+        return DriveFormFactor.SATA
+    if capacity_tb < 1:
+        return DriveFormFactor.M2
+    return NVME_BAY_FORMS[i % len(NVME_BAY_FORMS)]
+
+
 def _drives(rng: random.Random, count: int) -> list[DriveSpec]:
     parts = []
     for i in range(count):
@@ -194,6 +216,7 @@ def _drives(rng: random.Random, count: int) -> list[DriveSpec]:
                 endurance_dwpd=rng.choice((0.3, 1.0, 3.0)),
                 power_w=round(rng.uniform(5, 25), 1),
                 price=None if rng.random() < 0.05 else _eur(rng, price, 0.2),
+                form_factor=_drive_form(kind, capacity, i),
             )
         )
     return parts
@@ -284,17 +307,115 @@ def _chassis(rng: random.Random, count: int) -> list[ChassisSpec]:
     return parts
 
 
+# ports, speed Gb/s, InfiniBand, management, rack units, power W, list EUR, breakout
+SWITCH_MODELS = (
+    (64, 400, True, False, 1, 750, 25000, 2),  # NDR
+    (40, 200, True, False, 1, 400, 12000, 2),  # HDR
+    (64, 800, False, False, 2, 1100, 45000, 4),  # 800GbE
+    (64, 400, False, False, 2, 900, 30000, 4),  # 400GbE
+    (32, 100, False, False, 1, 300, 9000, 4),  # 100GbE
+    (48, 1, False, True, 1, 100, 4000, 1),  # 1GbE management
+    (48, 10, False, True, 1, 150, 6000, 1),  # 10GBASE-T management
+)
+# kind, speed Gb/s, length m, ends, links, power W, list EUR
+CABLE_MODELS = (
+    (CableKind.TRANSCEIVER, 400, 0.0, CableEnds.SWITCH, 2, 15.0, 1600),
+    (CableKind.TRANSCEIVER, 400, 0.0, CableEnds.ADAPTER, 1, 9.0, 900),
+    (CableKind.TRANSCEIVER, 200, 0.0, CableEnds.ANY, 1, 6.0, 500),
+    (CableKind.FIBER, 400, 10.0, CableEnds.ANY, 1, 0.0, 120),
+    (CableKind.FIBER, 400, 30.0, CableEnds.ANY, 1, 0.0, 180),
+    (CableKind.DAC, 400, 3.0, CableEnds.SWITCH_TO_ADAPTER, 2, 0.1, 400),
+    (CableKind.AOC, 200, 20.0, CableEnds.ANY, 1, 5.0, 700),
+    (CableKind.COPPER, 10, 3.0, CableEnds.ANY, 1, 0.0, 8),
+    (CableKind.COPPER, 10, 10.0, CableEnds.ANY, 1, 0.0, 15),
+)
+
+
+def _switches(rng: random.Random, count: int) -> list[SwitchSpec]:
+    parts = []
+    for i in range(count):
+        ports, speed, ib, mgmt, units, power, price, breakout = SWITCH_MODELS[
+            i % len(SWITCH_MODELS)
+        ]
+        parts.append(
+            SwitchSpec(
+                sku=f"SW-{i:04d}",
+                name=f"{ports}x{speed}G switch #{i}",
+                vendor=rng.choice(VENDORS),
+                ports=ports,
+                port_speed_gbps=speed,
+                infiniband=ib,
+                ethernet=not ib,
+                management=mgmt,
+                rack_units=units,
+                power_w=float(power),
+                price=None if rng.random() < 0.05 else _eur(rng, price),
+                breakout=breakout,
+            )
+        )
+    return parts
+
+
+def _cables(rng: random.Random, count: int) -> list[CableSpec]:
+    parts = []
+    for i in range(count):
+        kind, speed, length, ends, links, power, price = CABLE_MODELS[i % len(CABLE_MODELS)]
+        ib = kind is not CableKind.COPPER and rng.random() < 0.5
+        parts.append(
+            CableSpec(
+                sku=f"CBL-{i:04d}",
+                name=f"{kind} {speed}G {length} m #{i}",
+                kind=kind,
+                speed_gbps=speed,
+                infiniband=ib or kind is CableKind.FIBER,
+                ethernet=not ib or kind is CableKind.FIBER,
+                length_m=length,
+                power_w=power,
+                price=None if rng.random() < 0.05 else _eur(rng, price),
+                ends=ends,
+                links=links,
+            )
+        )
+    return parts
+
+
+def _storage_servers(rng: random.Random, count: int) -> list[StorageServerSpec]:
+    parts = []
+    for i in range(count):
+        usable = rng.choice((60.0, 150.0, 300.0, 600.0, 1200.0))
+        network = rng.choice((200, 400, 800, 3200))
+        parts.append(
+            StorageServerSpec(
+                sku=f"STOR-{i:04d}",
+                name=f"{usable:g} TB storage server #{i}",
+                vendor=rng.choice(VENDORS),
+                usable_tb=usable,
+                read_mbs=network * 100,  # 80 % of the line rate
+                network_gbps=network,
+                rack_units=rng.choice((1, 2, 4)),
+                power_w=float(rng.randint(600, 2600)),
+                price=None if rng.random() < 0.05 else _eur(rng, 20000 + usable * 200, 0.25),
+                managed_monthly_price=_eur(rng, 400),
+            )
+        )
+    return parts
+
+
 def synthetic_catalog(seed: int = SEED) -> CatalogSnapshot:
-    """5,000 parts: 400 GPUs, 500 chassis, 600 CPUs, 1,400 DIMMs, 1,500 drives, 600 NICs."""
+    """5,000 parts: 400 GPUs, 500 chassis, 600 CPUs, 1,345 DIMMs, 1,445 drives, 600 NICs,
+    40 switches, 40 cables and optics, 30 storage servers."""
     rng = random.Random(seed)
     return CatalogSnapshot(
         currency=CURRENCY,
         gpus=tuple(_gpus(rng, 400)),
         chassis=tuple(_chassis(rng, 500)),
         cpus=tuple(_cpus(rng, 600)),
-        memory=tuple(_memory(rng, 1400)),
-        drives=tuple(_drives(rng, 1500)),
+        memory=tuple(_memory(rng, 1345)),
+        drives=tuple(_drives(rng, 1445)),
         nics=tuple(_nics(rng, 600)),
+        switches=tuple(_switches(rng, 40)),
+        cables=tuple(_cables(rng, 40)),
+        storage_servers=tuple(_storage_servers(rng, 30)),
     )
 
 
@@ -337,6 +458,9 @@ def main() -> bool:
         "memory": len(catalog.memory),
         "drives": len(catalog.drives),
         "nics": len(catalog.nics),
+        "switches": len(catalog.switches),
+        "cables": len(catalog.cables),
+        "storage_servers": len(catalog.storage_servers),
     }
     print(f"   catalog: {sum(kinds.values())} parts {kinds}")
     rng = random.Random(SEED + 1)

@@ -8,6 +8,12 @@ Every part says whether it can be bought new (``availability``) and how long it 
 (``lead_time_weeks``, None: unknown). SXM and OAM GPUs come on a baseboard of one generation
 (``GpuSpec.baseboard``, e.g. ``HGX-H100``) and fit only a chassis built for that baseboard
 (``ChassisSpec.baseboards``); PCIe cards have no baseboard.
+
+A cluster of several servers also needs what sits between them: switches (``SwitchSpec``), the
+cables and optics of each link (``CableSpec``) and, for shared data, storage servers
+(``StorageServerSpec``); ``engine/fabric.py`` designs and prices them. A drive's form factor says
+where it goes: U.2/U.3/E1.S/E3.S drives take a front NVMe bay, an M.2 stick sits on the board and
+boots the server (``hot_swap_bay``).
 """
 
 from __future__ import annotations
@@ -68,6 +74,34 @@ DRIVE_KIND_LABELS = {
     DriveKind.SATA_SSD: Message(gettext_noop("SATA SSD")),
     DriveKind.HDD: Message(gettext_noop("hard disk")),
 }
+
+
+class DriveFormFactor(StrEnum):
+    M2 = "m2"  # M.2 stick on the board: a boot device
+    U2 = "u2"  # 2.5-inch NVMe (SFF-8639)
+    U3 = "u3"  # 2.5-inch NVMe/SAS/SATA tri-mode (SFF-TA-1001)
+    E1S = "e1s"  # EDSFF E1.S (SFF-TA-1006)
+    E3S = "e3s"  # EDSFF E3.S (SFF-TA-1008)
+    SATA = "sata"  # 2.5-inch SATA/SAS bay
+    LFF = "lff"  # 3.5-inch bay (hard disks)
+
+
+# Standard names read the same in every language; they are Messages so that every label renders
+# the same way.
+DRIVE_FORM_FACTOR_LABELS = {
+    DriveFormFactor.M2: Message(gettext_noop("M.2")),
+    DriveFormFactor.U2: Message(gettext_noop("U.2")),
+    DriveFormFactor.U3: Message(gettext_noop("U.3")),
+    DriveFormFactor.E1S: Message(gettext_noop("E1.S")),
+    DriveFormFactor.E3S: Message(gettext_noop("E3.S")),
+    DriveFormFactor.SATA: Message(gettext_noop("2.5-inch SATA")),
+    DriveFormFactor.LFF: Message(gettext_noop("3.5-inch")),
+}
+
+# The form factors that go in a server's front hot-swap NVMe bays (``ChassisSpec.nvme_bays``).
+NVME_BAY_FORM_FACTORS = frozenset(
+    {DriveFormFactor.U2, DriveFormFactor.U3, DriveFormFactor.E1S, DriveFormFactor.E3S}
+)
 
 
 class Cooling(StrEnum):
@@ -151,6 +185,14 @@ class DriveSpec:
     price: Money | None
     availability: Availability = Availability.CURRENT
     lead_time_weeks: int | None = None
+    form_factor: DriveFormFactor = DriveFormFactor.U2
+
+
+def hot_swap_bay(drive: DriveSpec) -> bool:
+    """Whether the drive takes one of the chassis' front hot-swap NVMe bays (U.2, U.3, E1.S,
+    E3.S). An M.2 stick sits on the board and serves as a boot device only; 2.5-inch SATA and
+    3.5-inch drives go in SATA/SAS bays, which ``ChassisSpec.nvme_bays`` does not count."""
+    return drive.form_factor in NVME_BAY_FORM_FACTORS
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +261,101 @@ def fabric_names(gpu: GpuSpec) -> tuple[str, str]:
     return "NVLink", "NVSwitch"
 
 
+# --- Cluster parts: switches, cables and optics, storage servers --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchSpec:
+    sku: str
+    name: str
+    vendor: str
+    ports: int  # at port_speed_gbps
+    port_speed_gbps: int
+    infiniband: bool
+    ethernet: bool  # an Ethernet switch for RoCE (lossless: PFC/ECN)
+    management: bool  # a 1/10 GbE management (BMC/out-of-band) switch
+    rack_units: int
+    power_w: float  # typical, with passive cables: optics add their own power
+    price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
+    # How many slower ports one port splits into (a 400G NDR port into 2 x 200G NDR200; an 800GbE
+    # port into 2 x 400GbE or 4 x 200GbE); 1: no split.
+    breakout: int = 1
+
+    def ports_at(self, speed_gbps: int) -> int:
+        """Ports at ``speed_gbps``: a faster port splits into up to ``breakout`` of them; 0 when
+        the switch is slower."""
+        if speed_gbps <= 0 or speed_gbps > self.port_speed_gbps:
+            return 0
+        return self.ports * min(self.breakout, self.port_speed_gbps // speed_gbps)
+
+
+class CableKind(StrEnum):
+    DAC = "dac"  # passive copper (direct attach), a few metres
+    AOC = "aoc"  # active optical cable, optics built in
+    FIBER = "fiber"  # passive optical patch cord: a transceiver at each end
+    TRANSCEIVER = "transceiver"  # an optical module for one cage
+    COPPER = "copper"  # twisted pair (Cat6) for 1/10GBASE-T management ports
+
+
+CABLE_KIND_LABELS = {
+    CableKind.DAC: Message(gettext_noop("copper cable (DAC)")),
+    CableKind.AOC: Message(gettext_noop("active optical cable")),
+    CableKind.FIBER: Message(gettext_noop("optical fiber cord")),
+    CableKind.TRANSCEIVER: Message(gettext_noop("optical transceiver")),
+    CableKind.COPPER: Message(gettext_noop("Cat6 patch cord")),
+}
+
+
+class CableEnds(StrEnum):
+    """What a cable or module connects, or the cage a transceiver goes in."""
+
+    ANY = "any"  # a cord between any two ports of its kind (fiber, Cat6)
+    SWITCH_TO_ADAPTER = "switch_to_adapter"  # switch cage to server adapter ports (splitters)
+    SWITCH_TO_SWITCH = "switch_to_switch"  # between two switch cages
+    SWITCH = "switch"  # a transceiver for a switch cage (e.g. finned twin-port OSFP)
+    ADAPTER = "adapter"  # a transceiver for a server adapter cage (e.g. flat-top OSFP)
+
+
+@dataclass(frozen=True, slots=True)
+class CableSpec:
+    sku: str
+    name: str
+    kind: CableKind
+    speed_gbps: int  # per link
+    infiniband: bool
+    ethernet: bool
+    length_m: float  # 0 for a transceiver (its reach is the fiber's)
+    power_w: float  # per unit
+    price: Money | None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
+    ends: CableEnds = CableEnds.ANY
+    # Links one unit carries: a twin-port 2 x 400G OSFP transceiver or a 1:2 splitter cable
+    # carries 2; a 1:4 splitter 4.
+    links: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class StorageServerSpec:
+    """A shared-storage server as bought: chassis, drives, network and software configured, its
+    capacity stated after its own protection (RAID 6, erasure coding: see the name/source)."""
+
+    sku: str
+    name: str
+    vendor: str
+    usable_tb: float  # TB = 10^12 bytes, after RAID/erasure coding
+    read_mbs: int  # what it delivers to clients over the network
+    network_gbps: int  # all its data ports together
+    rack_units: int
+    power_w: float
+    price: Money | None
+    managed_monthly_price: Money | None = None
+    availability: Availability = Availability.CURRENT
+    lead_time_weeks: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class CatalogSnapshot:
     currency: str
@@ -228,3 +365,6 @@ class CatalogSnapshot:
     drives: tuple[DriveSpec, ...] = ()
     nics: tuple[NicSpec, ...] = ()
     chassis: tuple[ChassisSpec, ...] = ()
+    switches: tuple[SwitchSpec, ...] = ()
+    cables: tuple[CableSpec, ...] = ()
+    storage_servers: tuple[StorageServerSpec, ...] = ()

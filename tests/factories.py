@@ -143,7 +143,7 @@ def drive_make(**overrides: Any) -> Drive:
         "model": "9550 PRO 7.68TB",
         "source": "https://www.micron.com/products/storage/ssd/data-center-ssd/9550-ssd",
         "drive_kind": "nvme",
-        "form_factor": "U.2",
+        "form_factor": "u2",
         "capacity_tb": Decimal("7.68"),
         "read_mbs": 14000,
         "write_mbs": 10000,

@@ -8,13 +8,16 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import (
+    Cable,
     Chassis,
     Cpu,
     Drive,
     Gpu,
     MemoryModule,
     NetworkCard,
+    NetworkSwitch,
     Price,
+    StorageServer,
 )
 from catalog.selectors import price_is_stale, price_stale_before
 from catalog.services import (
@@ -164,6 +167,76 @@ class ChassisAdmin(PartAdmin):
         "availability",
         "active",
     )
+
+
+@admin.register(NetworkSwitch)
+class NetworkSwitchAdmin(PartAdmin):
+    list_display = (
+        "sku",
+        "model",
+        "ports",
+        "port_speed_gbps",
+        "infiniband",
+        "ethernet",
+        "management",
+        "rack_units",
+        "availability",
+        "lead_time_weeks",
+        "active",
+    )
+    list_filter = (
+        "infiniband",
+        "ethernet",
+        "management",
+        "port_speed_gbps",
+        "vendor",
+        "availability",
+        "active",
+    )
+
+
+@admin.register(Cable)
+class CableAdmin(PartAdmin):
+    list_display = (
+        "sku",
+        "model",
+        "cable_kind",
+        "speed_gbps",
+        "ends",
+        "links",
+        "length_m",
+        "infiniband",
+        "ethernet",
+        "availability",
+        "active",
+    )
+    list_filter = (
+        "cable_kind",
+        "speed_gbps",
+        "ends",
+        "infiniband",
+        "ethernet",
+        "vendor",
+        "availability",
+        "active",
+    )
+
+
+@admin.register(StorageServer)
+class StorageServerAdmin(PartAdmin):
+    list_display = (
+        "sku",
+        "model",
+        "usable_tb",
+        "protection",
+        "read_mbs",
+        "network_gbps",
+        "rack_units",
+        "availability",
+        "lead_time_weeks",
+        "active",
+    )
+    list_filter = ("vendor", "rack_units", "availability", "active")
 
 
 class StaleFilter(admin.SimpleListFilter):

@@ -15,18 +15,24 @@ from catalog.models.feeds import (
 )
 from catalog.models.parts import (
     Availability,
+    Cable,
+    CableEnds,
+    CableKind,
     Chassis,
     Cooling,
     Cpu,
     Drive,
+    DriveFormFactor,
     DriveKind,
     FormFactor,
     Gpu,
     GpuClass,
     MemoryModule,
     NetworkCard,
+    NetworkSwitch,
     Part,
     PartKind,
+    StorageServer,
 )
 from catalog.models.prices import CloudPrice, Commitment, Price, PriceKind
 from catalog.models.quarantine import QuarantinedPrice, ReviewStatus
@@ -34,12 +40,16 @@ from catalog.models.quarantine import QuarantinedPrice, ReviewStatus
 __all__ = [
     "Audited",
     "Availability",
+    "Cable",
+    "CableEnds",
+    "CableKind",
     "Chassis",
     "CloudPrice",
     "Commitment",
     "Cooling",
     "Cpu",
     "Drive",
+    "DriveFormFactor",
     "DriveKind",
     "FeedFormat",
     "FormFactor",
@@ -47,6 +57,7 @@ __all__ = [
     "GpuClass",
     "MemoryModule",
     "NetworkCard",
+    "NetworkSwitch",
     "Part",
     "PartKind",
     "Price",
@@ -58,5 +69,6 @@ __all__ = [
     "ReviewStatus",
     "RunStatus",
     "RunTrigger",
+    "StorageServer",
     "price_source_location_errors",
 ]

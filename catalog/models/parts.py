@@ -8,6 +8,10 @@ Gb/s, TB.
 SXM and OAM GPUs are bought on a baseboard of one generation (``Gpu.baseboard``, e.g. HGX-H100)
 and fit only a chassis built for it (``Chassis.baseboards``): the builder never pairs them
 otherwise.
+
+A cluster of several servers also buys switches (``NetworkSwitch``), the cables and optics of each
+link (``Cable``) and shared storage (``StorageServer``); they are parts like the others, priced
+through the same ``Price`` rows, and ``engine/fabric.py`` designs with them.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ class PartKind(models.TextChoices):
     DRIVE = "drive", _("Drive")
     NIC = "nic", _("Network card")
     CHASSIS = "chassis", _("Chassis")
+    SWITCH = "switch", _("Switch")
+    CABLE = "cable", _("Cable or transceiver")
+    STORAGE_SERVER = "storage_server", _("Storage server")
 
 
 class Availability(models.TextChoices):
@@ -234,11 +241,30 @@ class DriveKind(models.TextChoices):
     HDD = "hdd", _("Hard disk")
 
 
+class DriveFormFactor(models.TextChoices):
+    M2 = "m2", "M.2"
+    U2 = "u2", "U.2"
+    U3 = "u3", "U.3"
+    E1S = "e1s", "E1.S"
+    E3S = "e3s", "E3.S"
+    SATA = "sata", _("2.5-inch SATA")
+    LFF = "lff", _("3.5-inch")
+
+
 class Drive(Part):
     KIND = PartKind.DRIVE
 
     drive_kind = models.CharField(_("type"), max_length=16, choices=DriveKind.choices)
-    form_factor = models.CharField(_("form factor"), max_length=16, help_text="U.2, E3.S, M.2…")
+    form_factor = models.CharField(
+        _("form factor"),
+        max_length=16,
+        choices=DriveFormFactor.choices,
+        default=DriveFormFactor.U2,
+        help_text=_(
+            "U.2, U.3, E1.S and E3.S drives take a front NVMe bay; an M.2 stick sits on the board "
+            "and boots the server."
+        ),
+    )
     capacity_tb = models.DecimalField(
         _("capacity (TB)"), max_digits=6, decimal_places=2, help_text=_("TB = 10^12 bytes.")
     )
@@ -260,6 +286,10 @@ class Drive(Part):
             *_non_negative("capacity_tb", "endurance_dwpd", "power_w"),
             models.CheckConstraint(
                 condition=Q(capacity_tb__gt=0), name="%(app_label)s_%(class)s_capacity_tb_gt_0"
+            ),
+            models.CheckConstraint(
+                condition=Q(form_factor__in=DriveFormFactor.values),
+                name="%(app_label)s_%(class)s_form_factor_known",
             ),
         ]
 
@@ -372,3 +402,173 @@ class Chassis(Part):
             raise ValidationError(
                 {"baseboards": _("A chassis for SXM or OAM GPUs names the baseboards it takes.")}
             )
+
+
+# --- Cluster parts: switches, cables and optics, storage servers --------------------------------
+
+
+class NetworkSwitch(Part):
+    KIND = PartKind.SWITCH
+
+    ports = models.PositiveSmallIntegerField(_("ports"), help_text=_("At the port speed."))
+    port_speed_gbps = models.PositiveIntegerField(_("speed per port (Gb/s)"))
+    breakout = models.PositiveSmallIntegerField(
+        _("ports per port at lower speed"),
+        default=1,
+        help_text=_(
+            "How many slower ports one port splits into (2: a 400G NDR port into 2 x 200G; 4: an "
+            "800GbE port into 4 x 200GbE); 1 when it does not split."
+        ),
+    )
+    infiniband = models.BooleanField(_("InfiniBand"))
+    ethernet = models.BooleanField(_("Ethernet (RoCE)"))
+    management = models.BooleanField(
+        _("management switch"),
+        default=False,
+        help_text=_("A 1/10 GbE switch for the out-of-band (BMC) network, not the GPU fabric."),
+    )
+    rack_units = models.PositiveSmallIntegerField(_("rack units (U)"))
+    power_w = models.DecimalField(
+        _("power, typical (W)"),
+        max_digits=7,
+        decimal_places=1,
+        help_text=_("With passive cables; optics add their own power."),
+    )
+
+    class Meta:
+        verbose_name = _("switch")
+        verbose_name_plural = _("switches")
+        constraints = [
+            *_non_negative("power_w"),
+            models.CheckConstraint(
+                condition=Q(ports__gte=1), name="%(app_label)s_%(class)s_ports_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(breakout__gte=1), name="%(app_label)s_%(class)s_breakout_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(rack_units__gte=1), name="%(app_label)s_%(class)s_rack_units_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(ethernet=True) | Q(infiniband=True),
+                name="%(app_label)s_%(class)s_has_a_fabric",
+            ),
+        ]
+
+
+class CableKind(models.TextChoices):
+    DAC = "dac", _("Copper cable (DAC)")
+    AOC = "aoc", _("Active optical cable")
+    FIBER = "fiber", _("Optical fiber cord")
+    TRANSCEIVER = "transceiver", _("Optical transceiver")
+    COPPER = "copper", _("Cat6 patch cord")
+
+
+class CableEnds(models.TextChoices):
+    ANY = "any", _("Any two ports")
+    SWITCH_TO_ADAPTER = "switch_to_adapter", _("Switch to server adapters")
+    SWITCH_TO_SWITCH = "switch_to_switch", _("Switch to switch")
+    SWITCH = "switch", _("Switch cage (transceiver)")
+    ADAPTER = "adapter", _("Adapter cage (transceiver)")
+
+
+class Cable(Part):
+    KIND = PartKind.CABLE
+
+    cable_kind = models.CharField(_("type"), max_length=16, choices=CableKind.choices)
+    speed_gbps = models.PositiveIntegerField(_("speed per link (Gb/s)"))
+    infiniband = models.BooleanField(_("InfiniBand"))
+    ethernet = models.BooleanField(_("Ethernet"))
+    length_m = models.DecimalField(
+        _("length (m)"), max_digits=6, decimal_places=2, help_text=_("0 for a transceiver.")
+    )
+    ends = models.CharField(
+        _("ends"),
+        max_length=20,
+        choices=CableEnds.choices,
+        default=CableEnds.ANY,
+        help_text=_("What it connects, or the cage a transceiver goes in."),
+    )
+    links = models.PositiveSmallIntegerField(
+        _("links per unit"),
+        default=1,
+        help_text=_("2 for a twin-port transceiver or a 1:2 splitter cable, 4 for a 1:4 splitter."),
+    )
+    power_w = models.DecimalField(_("power (W)"), max_digits=5, decimal_places=2)
+
+    class Meta:
+        verbose_name = _("cable or transceiver")
+        verbose_name_plural = _("cables and transceivers")
+        constraints = [
+            *_non_negative("length_m", "power_w"),
+            models.CheckConstraint(
+                condition=Q(links__gte=1), name="%(app_label)s_%(class)s_links_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(ethernet=True) | Q(infiniband=True),
+                name="%(app_label)s_%(class)s_has_a_fabric",
+            ),
+            models.CheckConstraint(
+                condition=Q(cable_kind__in=CableKind.values),
+                name="%(app_label)s_%(class)s_cable_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(ends__in=CableEnds.values),
+                name="%(app_label)s_%(class)s_ends_known",
+            ),
+        ]
+
+    def clean(self) -> None:
+        super().clean()
+        one_cage = self.ends in {CableEnds.SWITCH, CableEnds.ADAPTER}
+        two_ends = self.ends in {CableEnds.SWITCH_TO_ADAPTER, CableEnds.SWITCH_TO_SWITCH}
+        if self.cable_kind == CableKind.TRANSCEIVER and two_ends:
+            raise ValidationError(
+                {"ends": _("A transceiver goes in one cage: name it (switch or adapter).")}
+            )
+        if self.cable_kind != CableKind.TRANSCEIVER and one_cage:
+            raise ValidationError({"ends": _("Only a transceiver goes in one cage.")})
+        if self.cable_kind == CableKind.COPPER and not self.ethernet:
+            raise ValidationError({"ethernet": _("A Cat6 cord carries Ethernet.")})
+
+
+class StorageServer(Part):
+    KIND = PartKind.STORAGE_SERVER
+
+    usable_tb = models.DecimalField(
+        _("usable capacity (TB)"),
+        max_digits=8,
+        decimal_places=2,
+        help_text=_("TB = 10^12 bytes, after its own RAID or erasure coding."),
+    )
+    protection = models.CharField(
+        _("data protection"),
+        max_length=64,
+        help_text=_("How the usable capacity is protected, e.g. RAID 6 (2 x 10+2), EC 8+2."),
+    )
+    read_mbs = models.PositiveIntegerField(
+        _("read throughput to clients (MB/s)"),
+        help_text=_("What it delivers over the network, not what its drives could."),
+    )
+    network_gbps = models.PositiveIntegerField(_("network ports together (Gb/s)"))
+    rack_units = models.PositiveSmallIntegerField(_("rack units (U)"))
+    power_w = models.DecimalField(_("power, typical (W)"), max_digits=7, decimal_places=1)
+
+    class Meta:
+        verbose_name = _("storage server")
+        verbose_name_plural = _("storage servers")
+        constraints = [
+            *_non_negative("power_w"),
+            models.CheckConstraint(
+                condition=Q(usable_tb__gt=0), name="%(app_label)s_%(class)s_usable_tb_gt_0"
+            ),
+            models.CheckConstraint(
+                condition=Q(read_mbs__gte=1), name="%(app_label)s_%(class)s_read_mbs_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(rack_units__gte=1), name="%(app_label)s_%(class)s_rack_units_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=~Q(protection=""), name="%(app_label)s_%(class)s_protection_not_empty"
+            ),
+        ]

@@ -12,15 +12,18 @@ from decimal import Decimal
 from django.db.models import Count, Max
 
 from catalog.models import (
+    Cable,
     Chassis,
     Cpu,
     Drive,
     Gpu,
     MemoryModule,
     NetworkCard,
+    NetworkSwitch,
     Part,
     Price,
     PriceKind,
+    StorageServer,
 )
 from catalog.selectors.prices import current_price_queryset
 from engine import parts
@@ -69,6 +72,14 @@ def _snapshot_build(currency: str) -> CatalogSnapshot:
         nics=tuple(_nic_spec(n, purchase) for n in NetworkCard.objects.filter(active=True)),
         chassis=tuple(
             _chassis_spec(c, purchase, managed) for c in Chassis.objects.filter(active=True)
+        ),
+        switches=tuple(
+            _switch_spec(s, purchase) for s in NetworkSwitch.objects.filter(active=True)
+        ),
+        cables=tuple(_cable_spec(c, purchase) for c in Cable.objects.filter(active=True)),
+        storage_servers=tuple(
+            _storage_server_spec(s, purchase, managed)
+            for s in StorageServer.objects.filter(active=True)
         ),
     )
 
@@ -158,6 +169,7 @@ def _drive_spec(d: Drive, purchase: PriceOf) -> parts.DriveSpec:
         price=purchase(d.pk),
         availability=parts.Availability(d.availability),
         lead_time_weeks=d.lead_time_weeks,
+        form_factor=parts.DriveFormFactor(d.form_factor),
     )
 
 
@@ -215,4 +227,60 @@ def _chassis_spec(c: Chassis, purchase: PriceOf, managed: PriceOf) -> parts.Chas
         baseboards=c.baseboard_set,
         availability=parts.Availability(c.availability),
         lead_time_weeks=c.lead_time_weeks,
+    )
+
+
+def _switch_spec(s: NetworkSwitch, purchase: PriceOf) -> parts.SwitchSpec:
+    return parts.SwitchSpec(
+        sku=s.sku,
+        name=str(s),
+        vendor=s.vendor,
+        ports=s.ports,
+        port_speed_gbps=s.port_speed_gbps,
+        infiniband=s.infiniband,
+        ethernet=s.ethernet,
+        management=s.management,
+        rack_units=s.rack_units,
+        power_w=float(s.power_w),
+        price=purchase(s.pk),
+        availability=parts.Availability(s.availability),
+        lead_time_weeks=s.lead_time_weeks,
+        breakout=s.breakout,
+    )
+
+
+def _cable_spec(c: Cable, purchase: PriceOf) -> parts.CableSpec:
+    return parts.CableSpec(
+        sku=c.sku,
+        name=str(c),
+        kind=parts.CableKind(c.cable_kind),
+        speed_gbps=c.speed_gbps,
+        infiniband=c.infiniband,
+        ethernet=c.ethernet,
+        length_m=float(c.length_m),
+        power_w=float(c.power_w),
+        price=purchase(c.pk),
+        availability=parts.Availability(c.availability),
+        lead_time_weeks=c.lead_time_weeks,
+        ends=parts.CableEnds(c.ends),
+        links=c.links,
+    )
+
+
+def _storage_server_spec(
+    s: StorageServer, purchase: PriceOf, managed: PriceOf
+) -> parts.StorageServerSpec:
+    return parts.StorageServerSpec(
+        sku=s.sku,
+        name=str(s),
+        vendor=s.vendor,
+        usable_tb=float(s.usable_tb),
+        read_mbs=s.read_mbs,
+        network_gbps=s.network_gbps,
+        rack_units=s.rack_units,
+        power_w=float(s.power_w),
+        price=purchase(s.pk),
+        managed_monthly_price=managed(s.pk),
+        availability=parts.Availability(s.availability),
+        lead_time_weeks=s.lead_time_weeks,
     )

@@ -1,7 +1,8 @@
 """Loading the catalog's seed data: parts by SKU with their prices, all or nothing.
 
 The data file (``catalog/data/catalog.json``, ``manage.py load_catalog``) lists each part with its
-kind, its specifications, its availability (``availability``, ``lead_time_weeks`` and where they
+kind (``PART_MODELS``: GPUs to chassis, and the cluster parts: switch, cable, storage_server), its
+specifications, its availability (``availability``, ``lead_time_weeks`` and where they
 come from, ``availability_source``) and its prices; a malformed entry stops the load with a
 message naming it. A part without availability data is current, lead time unknown.
 """
@@ -18,15 +19,18 @@ from django.db import transaction
 
 from catalog.models import (
     Availability,
+    Cable,
     Chassis,
     Cpu,
     Drive,
     Gpu,
     MemoryModule,
     NetworkCard,
+    NetworkSwitch,
     Part,
     PartKind,
     PriceKind,
+    StorageServer,
 )
 from catalog.services.prices import price_record
 from engine.money import CURRENCIES
@@ -38,6 +42,9 @@ PART_MODELS: dict[str, type[Part]] = {
     PartKind.DRIVE: Drive,
     PartKind.NIC: NetworkCard,
     PartKind.CHASSIS: Chassis,
+    PartKind.SWITCH: NetworkSwitch,
+    PartKind.CABLE: Cable,
+    PartKind.STORAGE_SERVER: StorageServer,
 }
 # Fields every kind shares, read from the entry's top level, with their value when missing.
 COMMON_FIELDS: dict[str, Any] = {

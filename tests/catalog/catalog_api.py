@@ -15,7 +15,8 @@ CPUS = "/api/v1/catalog/cpus/"
 CHASSIS = "/api/v1/catalog/chassis/"
 PRICES = "/api/v1/catalog/prices/"
 ENDPOINTS = [GPUS, GPU_DETAIL, CPUS, CHASSIS, PRICES]
-SEED_PRICES = 158  # 13 GPUs and 9 chassis x 4 prices, 35 other parts x 2 (load_catalog)
+# 13 GPUs, 9 chassis and 3 storage servers x 4 prices, 48 other parts x 2 (load_catalog)
+SEED_PRICES = 196
 
 
 def api_get(client, url: str, raw: str, **headers: str):
