@@ -30,6 +30,16 @@ class Modality(StrEnum):
     VISION = "vision"  # image understanding (classification, detection)
 
 
+class ModelKind(StrEnum):
+    """What a model does, which decides its memory model. Defined here (not in ``workload``)
+    because it is both registry data (``ModelEntry.kind``) and a workload input."""
+
+    DECODER = "decoder"  # generative language model: token by token, with a KV cache
+    ENCODER = "encoder"  # BERT, embedders, rerankers: one forward pass per request, no KV cache
+    DIFFUSION = "diffusion"  # image generation: per-image memory, batches of images
+    VISION = "vision"  # image classification / detection (CNN or ViT): per-image memory
+
+
 class RegistryError(RuntimeError):
     """The data file is malformed: a programming error, raised when the registry is loaded."""
 
@@ -130,6 +140,15 @@ class ModelEntry:
     inference_activation_elements_per_sample: int | None = None
     forward_flops_per_sample: float | None = None
     notes: str = ""
+
+    @property
+    def kind(self) -> ModelKind:
+        """The model's kind, from its modality and whether it generates token by token."""
+        if self.modality is Modality.IMAGE:
+            return ModelKind.DIFFUSION
+        if self.modality is Modality.VISION:
+            return ModelKind.VISION
+        return ModelKind.DECODER if self.autoregressive else ModelKind.ENCODER
 
 
 _REQUIRED = ("id", "name", "family", "parameters", "modality", "license", "sources")

@@ -13,6 +13,9 @@ Conventions, each with its source next to the constant or function that applies 
   whole batch's activations and every request's KV cache; ``memory_per_gpu_gb`` is what each GPU
   holds after ZeRO sharding (training) or tensor parallelism (inference of transformers).
   Non-transformer models (CNNs, diffusion UNets) are served by whole replicas instead.
+* A custom model (``parameters_billions``) gets a shape derived from its size and
+  ``model_kind`` (``derived_shape``): layers and hidden size fitted over the registry's models of
+  that kind; diffusion and vision models scale the closest registry model's per-image figures.
 * ``system_ram_gb`` and ``cpu_cores`` are per node (server); ``storage_gb`` and
   ``storage_read_mbs`` are for the whole job.
 """
@@ -77,6 +80,12 @@ from .formulas import (
     model_state_bytes_per_parameter,
     zero_model_state_bytes_per_gpu,
 )
+from .model import (
+    DerivedShape,
+    decoder_parameter_count,
+    derived_shape,
+    encoder_parameter_count,
+)
 from .results import Explanation, GpuProfile, Interconnect, MemoryBreakdown, Sizing
 
 __all__ = [
@@ -128,13 +137,17 @@ __all__ = [
     "TYPICAL_ITEM_BYTES",
     "USABLE_MEMORY_FRACTION",
     "WEIGHT_BYTES",
+    "DerivedShape",
     "Explanation",
     "GpuProfile",
     "Interconnect",
     "MemoryBreakdown",
     "Sizing",
     "activation_bytes_per_layer",
+    "decoder_parameter_count",
     "default_intermediate_size",
+    "derived_shape",
+    "encoder_parameter_count",
     "interconnect_gbps_per_gpu",
     "kv_cache_bytes_per_token",
     "lora_adapter_parameters",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..i18n import Message, gettext_noop
+from ..model_registry import ModelKind
 from ..workload import (
     TrainingMethod,
     Workload,
@@ -10,7 +11,7 @@ from ..workload import (
 from .compute import _Compute
 from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
 from .formulas import lora_adapter_parameters
-from .model import _Model
+from .model import SOURCE_DERIVED_SHAPE, SOURCE_SCALED_SHAPE, _Model
 from .plan import _Plan
 from .results import Explanation, GpuProfile, MemoryBreakdown
 
@@ -31,17 +32,56 @@ def _explain(
 
 
 def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> None:
-    if model.reference is not None:
+    if model.reference is not None and model.derived_parameters is not None:
+        arch = model.arch
         _explain(
             ex,
             "model",
             gettext_noop(
-                "no architecture given: layer shapes (KV cache, activations, adapters) are "
-                "assumed like %(reference)s, the registry model closest in size; give "
-                "architecture for exact figures"
+                "no architecture given: an encoder (no KV cache) of %(params)s parameters is "
+                "assumed to have %(layers)s layers, hidden size %(hidden)s, %(heads)s attention "
+                "heads, MLP width %(intermediate)s and a %(vocab)s-token vocabulary "
+                "(%(derived)s parameters), fitted to the registry's encoders %(reference)s; "
+                "give architecture for exact figures"
+            )
+            if model.kind is ModelKind.ENCODER
+            else gettext_noop(
+                "no architecture given: a decoder of %(params)s parameters is assumed to have "
+                "%(layers)s layers, hidden size %(hidden)s, %(heads)s attention heads "
+                "(%(kv_heads)s for keys and values), MLP width %(intermediate)s and a "
+                "%(vocab)s-token vocabulary (%(derived)s parameters), fitted to the registry's "
+                "decoders %(reference)s; give architecture for exact figures"
             ),
-            "GPUQuote model registry",
+            SOURCE_DERIVED_SHAPE,
+            params=int(model.parameters),
+            layers=arch.layers,
+            hidden=arch.hidden_size,
+            heads=arch.attention_heads,
+            kv_heads=arch.resolved_kv_heads,
+            intermediate=arch.intermediate_size,
+            vocab=arch.vocab_size,
+            derived=int(model.derived_parameters),
             reference=model.reference,
+        )
+    elif model.reference is not None:
+        _explain(
+            ex,
+            "model",
+            gettext_noop(
+                "no registry model given: an image-generation (diffusion) model of %(params)s "
+                "parameters is assumed to need the per-image activations and forward FLOPs of "
+                "%(reference)s, scaled by %(scale)s with the parameters"
+            )
+            if model.kind is ModelKind.DIFFUSION
+            else gettext_noop(
+                "no registry model given: a vision model of %(params)s parameters is assumed "
+                "to need the per-image activations and forward FLOPs of %(reference)s, scaled "
+                "by %(scale)s with the parameters"
+            ),
+            SOURCE_SCALED_SHAPE,
+            params=int(model.parameters),
+            reference=model.reference,
+            scale=_sig(model.reference_scale or 1.0),
         )
     elif model.entry is not None:
         _explain(

@@ -1,16 +1,17 @@
 """What the customer wants to run: the sizing engine's input dataclasses, enums and validation.
 
 The JSON names of ``workload_from_dict`` are an API contract shared with the REST API and the
-wizard forms: ``task``, ``model`` / ``parameters_billions`` / ``architecture``, ``precision``,
-``training``, ``inference`` and ``data``. Allowed ranges live in one place, ``LIMITS``, keyed by
-field path; the DRF serializers and forms reuse it. A bad workload raises ``WorkloadError`` with
-every bad field at once, each with translatable messages.
+wizard forms: ``task``, ``model`` / ``parameters_billions`` / ``architecture`` / ``model_kind``,
+``precision``, ``training``, ``inference`` and ``data``. Allowed ranges live in one place,
+``LIMITS``, keyed by field path, and choices in the enums; the DRF serializers and forms reuse
+them. A bad workload raises ``WorkloadError`` with every bad field at once, each with
+translatable messages.
 
 Units: ``data.total_gb`` is in GB (10^9 bytes); sequence lengths and ``training_tokens`` are
 tokens; ``deadline_days`` are calendar days of wall-clock time.
 """
 
-from ..model_registry import Architecture
+from ..model_registry import Architecture, ModelKind
 from .limits import (
     LIMITS,
     MSG_ARCH_NEEDS,
@@ -20,6 +21,8 @@ from .limits import (
     MSG_EXPERTS_PER_TOKEN,
     MSG_FULL_PRECISION,
     MSG_INTEGER,
+    MSG_KIND_CONTRADICTS_MODEL,
+    MSG_KIND_NO_ARCHITECTURE,
     MSG_KV_HEADS,
     MSG_MODEL_OR_PARAMETERS,
     MSG_NOT_BOTH,
@@ -57,6 +60,8 @@ __all__ = [
     "MSG_EXPERTS_PER_TOKEN",
     "MSG_FULL_PRECISION",
     "MSG_INTEGER",
+    "MSG_KIND_CONTRADICTS_MODEL",
+    "MSG_KIND_NO_ARCHITECTURE",
     "MSG_KV_HEADS",
     "MSG_MODEL_OR_PARAMETERS",
     "MSG_NOT_BOTH",
@@ -73,6 +78,7 @@ __all__ = [
     "Data",
     "DataKind",
     "Inference",
+    "ModelKind",
     "Optimizer",
     "Precision",
     "Sharding",

@@ -68,3 +68,10 @@ MSG_FULL_PRECISION = gettext_noop(
     "full training needs fp32, bf16, fp16 or fp8 weights; int8 and int4 are for inference or "
     "as the frozen base of lora/qlora"
 )
+MSG_KIND_CONTRADICTS_MODEL = gettext_noop(
+    "%(model)s is a registry model of kind %(kind)s; leave model_kind out or give %(kind)s"
+)
+MSG_KIND_NO_ARCHITECTURE = gettext_noop(
+    "architecture describes a transformer's layers; leave it out for a %(kind)s model (its "
+    "per-image memory and compute are scaled from a registry model of that kind)"
+)

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from ..i18n import Message
-from ..model_registry import ARCHITECTURE_FIELDS, Architecture
+from ..model_registry import ARCHITECTURE_FIELDS, Architecture, ModelKind
 from .limits import (
     MSG_BOOLEAN,
     MSG_CHOICE,
@@ -239,6 +239,7 @@ def workload_from_dict(data: Mapping[str, Any]) -> Workload:
         training=_optional(p, top, "training", _parse_training),
         inference=_optional(p, top, "inference", _parse_inference),
         data=_optional(p, top, "data", _parse_data),
+        model_kind=p.choice(top.get("model_kind"), "model_kind", ModelKind),
     )
     errors = dict(p.errors)
     parse_failed = set(errors)

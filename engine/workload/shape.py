@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model_registry import Architecture
+from ..model_registry import Architecture, ModelKind
 
 
 class Task(StrEnum):
@@ -114,9 +114,12 @@ class Data:
 @dataclass(frozen=True, slots=True)
 class Workload:
     """One sizing request. Give either ``model`` (a registry id) or ``parameters_billions``
-    (with an optional ``architecture``). An explicit ``architecture`` overrides the registry's
-    field by field (fields left ``None`` keep the registry value). ``training`` / ``inference``
-    fall back to their defaults when missing; the one not matching ``task`` is ignored."""
+    (with an optional ``architecture`` and ``model_kind``). An explicit ``architecture``
+    overrides the registry's field by field (fields left ``None`` keep the registry value).
+    ``model_kind`` says what a custom-size model is (``None``: a decoder, a generative language
+    model); a registry model has its own kind, which ``model_kind`` may only repeat.
+    ``training`` / ``inference`` fall back to their defaults when missing; the one not matching
+    ``task`` is ignored."""
 
     task: Task
     precision: Precision = Precision.BF16
@@ -126,6 +129,7 @@ class Workload:
     training: Training | None = None
     inference: Inference | None = None
     data: Data | None = None
+    model_kind: ModelKind | None = None
 
     @property
     def is_training(self) -> bool:
@@ -138,3 +142,8 @@ class Workload:
     @property
     def inference_or_default(self) -> Inference:
         return self.inference if self.inference is not None else Inference()
+
+    @property
+    def model_kind_or_default(self) -> ModelKind:
+        """The kind given, else a decoder (a registry model's own kind is the registry's)."""
+        return self.model_kind if self.model_kind is not None else ModelKind.DECODER

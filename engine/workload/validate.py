@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..i18n import Message
-from ..model_registry import ARCHITECTURE_FIELDS, get_model, model_ids
+from ..model_registry import ARCHITECTURE_FIELDS, ModelEntry, ModelKind, get_model, model_ids
 from .limits import (
     LIMITS,
     MSG_ARCH_NEEDS,
     MSG_EXPERTS_NEED_K,
     MSG_EXPERTS_PER_TOKEN,
     MSG_FULL_PRECISION,
+    MSG_KIND_CONTRADICTS_MODEL,
+    MSG_KIND_NO_ARCHITECTURE,
     MSG_KV_HEADS,
     MSG_MODEL_OR_PARAMETERS,
     MSG_NOT_BOTH,
@@ -76,6 +78,7 @@ def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
                 ),
             )
     _check_range(errors, "parameters_billions", workload.parameters_billions)
+    _check_kind(errors, workload, entry)
 
     arch = workload.architecture
     if arch is not None:
@@ -130,6 +133,28 @@ def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
         _check_range(errors, "data.items", workload.data.items)
         _check_range(errors, "data.total_gb", workload.data.total_gb)
     return errors
+
+
+# Kinds whose memory model is per image, scaled from a registry model, not layer by layer.
+_PER_IMAGE_KINDS = frozenset({ModelKind.DIFFUSION, ModelKind.VISION})
+
+
+def _check_kind(
+    errors: dict[str, list[Message]], workload: Workload, entry: ModelEntry | None
+) -> None:
+    """A registry model has its own kind: ``model_kind`` may repeat it, never contradict it.
+    A custom diffusion or vision model takes no transformer ``architecture``."""
+    kind = workload.model_kind
+    if kind is None:
+        return
+    if entry is not None and kind is not entry.kind:
+        _add(
+            errors,
+            "model_kind",
+            Message(MSG_KIND_CONTRADICTS_MODEL, {"model": entry.id, "kind": entry.kind.value}),
+        )
+    if workload.model is None and kind in _PER_IMAGE_KINDS and workload.architecture is not None:
+        _add(errors, "architecture", Message(MSG_KIND_NO_ARCHITECTURE, {"kind": kind.value}))
 
 
 def validate_workload(workload: Workload) -> None:

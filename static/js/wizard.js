@@ -6,13 +6,15 @@
   var summary = document.getElementById("error-summary");
   if (summary) { summary.focus(); }
 
-  // Step 1: the "size of another model" field only matters for "another model".
+  // Step 1: the "size of another model" field and its kind only matter for "another model".
   var model = document.getElementById("id_model");
   var custom = document.getElementById("id_parameters_billions_field");
+  var kind = document.getElementById("id_model_kind_field");
   if (model && custom) {
     var syncModel = function () {
       var needed = model.value === "custom" || custom.classList.contains("has-error");
       custom.hidden = !needed;
+      if (kind) { kind.hidden = !needed && !kind.classList.contains("has-error"); }
     };
     model.addEventListener("change", syncModel);
     syncModel();

@@ -15,7 +15,7 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from engine.model_registry import all_models
+from engine.model_registry import ModelKind, all_models
 from engine.workload import (
     DataKind,
     Precision,
@@ -49,6 +49,7 @@ PROJECT_PATHS = {
     "task": "goal",
     "model": "model",
     "parameters_billions": "parameters_billions",
+    "model_kind": "model_kind",
     "architecture": "parameters_billions",
     "precision": "precision",
     "training.method": "method",
@@ -90,6 +91,18 @@ class ProjectForm(WizardStepForm):
     parameters_billions = DecimalNumberField(
         path="parameters_billions",
         label=_("Size of another model (billions of parameters)"),
+        required=False,
+    )
+    model_kind = forms.ChoiceField(
+        label=_("Kind of that model"),
+        help_text=_("Used with the size of another model: it decides how its memory is counted."),
+        choices=[
+            (ModelKind.DECODER.value, _("Text generation (chatbot, assistant, code)")),
+            (ModelKind.ENCODER.value, _("Text embeddings, reranking, classification (BERT-like)")),
+            (ModelKind.DIFFUSION.value, _("Image generation (diffusion)")),
+            (ModelKind.VISION.value, _("Image recognition (classification, detection)")),
+        ],
+        initial=ModelKind.DECODER.value,
         required=False,
     )
     method = forms.ChoiceField(
@@ -200,6 +213,9 @@ class ProjectForm(WizardStepForm):
         part: dict[str, Any] = {"task": data["goal"], "precision": data["precision"]}
         if data["model"] == CUSTOM_MODEL:
             part["parameters_billions"] = float(data["parameters_billions"])
+            kind = data.get("model_kind") or ModelKind.DECODER.value
+            if kind != ModelKind.DECODER.value:  # the engine's default for a custom size
+                part["model_kind"] = kind
         else:
             part["model"] = data["model"]
         if data["goal"] != Task.INFERENCE.value:
