@@ -14,6 +14,7 @@ from .builder import BuildNeeds, BuildResult, Environment, GpuFit, Option, build
 from .money import Money
 from .parts import CatalogSnapshot, GpuSpec
 from .sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from .sizing.system import dataset_gb
 from .tco import TcoConfiguration
 from .workload import Sharding, Workload
 
@@ -76,7 +77,10 @@ def build_needs(
     currency: str,
     budget: Money | None = None,
     growth_gpus: int = 0,
+    always_on: bool = False,
 ) -> tuple[Sizing, BuildNeeds]:
+    """What the builder needs for the workload. ``always_on``: the service must stay up around
+    the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``)."""
     base = size(workload)
     fits: dict[tuple, GpuFit | None] = {}
 
@@ -94,6 +98,7 @@ def build_needs(
                     gpus=sized.gpus,
                     memory_per_gpu_gb=sized.memory_per_gpu_gb.total,
                     model_sharded=sized.model_sharded,
+                    replica_gpus=sized.replica_gpus,
                 )
             )
         return fits[key]
@@ -114,6 +119,17 @@ def build_needs(
         currency=currency,
         growth_gpus=growth_gpus,
         precision=str(workload.precision),
+        serving=not workload.is_training,
+        # Every data-parallel server reads the whole data set: each keeps a local copy of it
+        # (and of the model it starts from) when the job spans servers.
+        local_storage_gb=(
+            dataset_gb(workload) + base.memory_gb.weights if workload.is_training else None
+        ),
+        spare_servers=rules.spare_servers(
+            production=environment is Environment.PRODUCTION,
+            serving=not workload.is_training,
+            always_on=always_on,
+        ),
     )
     return base, needs
 
@@ -125,6 +141,7 @@ def advise(
     environment: Environment,
     budget: Money | None = None,
     growth_gpus: int = 0,
+    always_on: bool = False,
 ) -> Advice:
     base, needs = build_needs(
         workload,
@@ -132,6 +149,7 @@ def advise(
         currency=catalog.currency,
         budget=budget,
         growth_gpus=growth_gpus,
+        always_on=always_on,
     )
     return Advice(sizing=base, build=build_options(needs, catalog))
 

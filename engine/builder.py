@@ -101,12 +101,13 @@ from .configuration import (
     GpuFit,
     Option,
     PartLine,
+    PartScope,
     ServerConfiguration,
     Tier,
     Totals,
-    _drive_gb,
     _msg,
     _sized_w,
+    usable_data_gb,
 )
 from .i18n import Message, gettext_noop
 from .money import Money
@@ -120,6 +121,7 @@ from .search import (
     _Plan,
     preferred_search,
 )
+from .search.plan import _Cluster
 
 # The builder's public face: callers import everything from here.
 __all__ = [
@@ -172,11 +174,42 @@ def _part_lines(config: ServerConfiguration) -> tuple[PartLine, ...]:
     return tuple(lines)
 
 
+def _cluster_lines(cluster: _Cluster) -> tuple[PartLine, ...]:
+    return tuple(
+        PartLine(
+            line.kind,
+            line.sku,
+            line.name,
+            line.quantity,
+            line.unit_price,
+            line.role,
+            line.availability,
+            line.lead_time_weeks,
+            PartScope.CLUSTER,
+        )
+        for design in (cluster.fabric, cluster.storage)
+        if design is not None
+        for line in design.lines
+    )
+
+
 def _totals(
-    config: ServerConfiguration, parts: Sequence[PartLine], needs: BuildNeeds, currency: str
+    config: ServerConfiguration,
+    parts: Sequence[PartLine],
+    needs: BuildNeeds,
+    currency: str,
+    cluster: _Cluster,
 ) -> Totals:
     c = config
-    per_server = sum((p.unit_price.amount * p.quantity for p in parts), Decimal(0))
+    per_server = sum(
+        (p.unit_price.amount * p.quantity for p in parts if p.scope == PartScope.SERVER),
+        Decimal(0),
+    )
+    shared = sum(
+        (p.unit_price.amount * p.quantity for p in parts if p.scope == PartScope.CLUSTER),
+        Decimal(0),
+    )
+    designs = [d for d in (cluster.fabric, cluster.storage) if d is not None]
     chassis_fee, gpu_fee = c.chassis.managed_monthly_price, c.gpu.managed_monthly_price
     managed = None
     if (
@@ -190,13 +223,17 @@ def _totals(
         gpus=c.servers * c.gpu_count,
         vram_gb=c.servers * c.gpu_count * c.gpu.memory_gb,
         ram_gb=c.servers * c.dimm_count * c.dimm.capacity_gb,
-        storage_gb=c.servers * c.data_drive_count * _drive_gb(c.data_drive),
+        storage_gb=c.servers
+        * usable_data_gb(
+            c.data_drive, c.data_drive_count, needs.environment is Environment.PRODUCTION
+        ),
         power_w=-(-load // 1000),
         power_sized_w=_sized_w(load + c.gpu.tdp_w * 1000 * needs.growth_gpus),
-        price=Money(per_server * c.servers, currency).rounded(),
+        price=Money(per_server * c.servers + shared, currency).rounded(),
         currency=currency,
-        rack_units=c.servers * c.chassis.rack_units,
+        rack_units=c.servers * c.chassis.rack_units + sum(d.rack_units for d in designs),
         managed_monthly_price=managed,
+        cluster_power_w=sum(d.power_w for d in designs),
     )
 
 
@@ -206,13 +243,17 @@ def _option(tier: Tier, plan: _Plan, needs: BuildNeeds, currency: str) -> Option
     failed = [check.rule for check in checks if not check.passed]
     if failed:
         raise BuilderInconsistencyError(f"{tier} option fails {', '.join(failed)}")
-    parts = _part_lines(config)
+    cluster = plan.cluster
+    parts = _part_lines(config) + _cluster_lines(cluster)
     return Option(
         tier=tier,
         servers=config.servers,
         parts=parts,
-        totals=_totals(config, parts, needs, currency),
+        totals=_totals(config, parts, needs, currency, cluster),
         checks=checks,
+        notes=tuple(
+            design.explanation for design in (cluster.fabric, cluster.storage) if design is not None
+        ),
     )
 
 
@@ -272,14 +313,80 @@ def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
     if fastest is not None:
         plans.append((Tier.PERFORMANCE, search.with_comfort(fastest, fast_bound)))
     options: list[Option] = []
-    seen: set[tuple[int, tuple[PartLine, ...]]] = set()
+    seen: dict[tuple[int, tuple[PartLine, ...]], Tier] = {}
+    notes: list[Message] = []
     for tier, plan in plans:
         option = _option(tier, plan, needs, index.currency)
         identity = (option.servers, option.parts)
-        if identity not in seen:
-            seen.add(identity)
+        if identity in seen:
+            notes.append(_repeat_note(tier, seen[identity], needs.budget is not None))
+        else:
+            seen[identity] = tier
             options.append(option)
-    return BuildResult(tuple(options), ())
+    found = {tier for tier, _ in plans}
+    for tier, factor in (
+        (Tier.BALANCED, rules.BALANCED_MAX_PRICE_FACTOR),
+        (Tier.PERFORMANCE, rules.PERFORMANCE_MAX_PRICE_FACTOR),
+    ):
+        if tier not in found:
+            notes.append(_missing_note(tier, factor, needs.budget is not None))
+    return BuildResult(tuple(options), (), tuple(notes))
+
+
+_TIER_NAMES = {
+    Tier.BUDGET: gettext_noop("budget"),
+    Tier.BALANCED: gettext_noop("balanced"),
+    Tier.PERFORMANCE: gettext_noop("performance"),
+}
+
+
+def _repeat_note(tier: Tier, same_as: Tier, budgeted: bool) -> Message:
+    if budgeted:
+        return _msg(
+            gettext_noop(
+                "No separate %(tier)s option: within your budget it would be the %(same)s "
+                "option itself."
+            ),
+            tier=Message(_TIER_NAMES[tier]),
+            same=Message(_TIER_NAMES[same_as]),
+        )
+    template = (
+        gettext_noop(
+            "No separate balanced option: the budget option already gives the most computing "
+            "power per euro within %(factor)s times its price."
+        )
+        if tier is Tier.BALANCED
+        else gettext_noop(
+            "No separate performance option: the %(same)s option is already the fastest build "
+            "within %(factor)s times the budget option's price that does not leave more GPUs "
+            "idle than the job uses."
+        )
+    )
+    factor = (
+        rules.BALANCED_MAX_PRICE_FACTOR
+        if tier is Tier.BALANCED
+        else rules.PERFORMANCE_MAX_PRICE_FACTOR
+    )
+    return _msg(template, factor=factor, same=Message(_TIER_NAMES[same_as]))
+
+
+def _missing_note(tier: Tier, factor: Decimal, budgeted: bool) -> Message:
+    if budgeted:
+        return _msg(
+            gettext_noop(
+                "No %(tier)s option: within your budget no other build does this job better "
+                "without leaving more GPUs idle than it uses."
+            ),
+            tier=Message(_TIER_NAMES[tier]),
+        )
+    return _msg(
+        gettext_noop(
+            "No %(tier)s option: no other build does this job better within %(factor)s times "
+            "the budget option's price without leaving more GPUs idle than it uses."
+        ),
+        tier=Message(_TIER_NAMES[tier]),
+        factor=factor,
+    )
 
 
 def _band(cheapest_units: int, factor: Decimal) -> int:

@@ -20,6 +20,7 @@ from .parts import (
     CpuSpec,
     DriveKind,
     DriveSpec,
+    GpuClass,
     GpuSpec,
     MemorySpec,
     NicSpec,
@@ -47,10 +48,13 @@ class GpuFit:
     memory_per_gpu_gb: float  # per-GPU need at that count, before the usable-memory headroom
     # Whether, on this model, GPUs hold parts of one model copy (None: BuildNeeds decides).
     model_sharded: bool | None = None
+    # Serving: GPUs holding one model copy (``gpus`` is a whole number of copies); a copy stays
+    # in one server whenever one server can hold it (``replica_layout``). Training: 1.
+    replica_gpus: int = 1
 
     def __post_init__(self) -> None:
-        if self.gpus < 1 or self.memory_per_gpu_gb < 0:
-            raise ValueError("GpuFit needs gpus >= 1 and memory_per_gpu_gb >= 0")
+        if self.gpus < 1 or self.memory_per_gpu_gb < 0 or self.replica_gpus < 1:
+            raise ValueError("GpuFit needs gpus >= 1, replica_gpus >= 1, memory_per_gpu_gb >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +73,55 @@ class BuildNeeds:
     # The job's number format (a workload ``Precision`` value): GPUs that cannot run it are not
     # used (rules.runs_precision). "": none asked (a hand-built server without a workload).
     precision: str = ""
+    # Serving (inference): copies of the model answer requests independently, so servers that
+    # each hold whole copies need no GPU fabric between them, and a copy split inside a server
+    # may talk over PCIe. False: training, whose servers exchange gradients every step.
+    serving: bool = False
+    # Servers kept beyond what the job needs, so that it survives one failing (N+1).
+    spare_servers: int = 0
+    # Training over several servers: what each server keeps on its own drives (a copy of the
+    # data every data-parallel server reads in full, and the base model), while the whole job's
+    # ``storage_gb`` (checkpoints included) lives on a shared storage tier. None: the servers
+    # share ``storage_gb`` (hand-built configurations without a workload).
+    local_storage_gb: float | None = None
 
     def __post_init__(self) -> None:
         if (
-            min(self.storage_gb, self.storage_read_mbs) < 0
-            or min(self.cpu_cores_min, self.interconnect_gbps_per_gpu, self.growth_gpus) < 0
+            min(self.storage_gb, self.storage_read_mbs, self.local_storage_gb or 0) < 0
+            or min(
+                self.cpu_cores_min,
+                self.interconnect_gbps_per_gpu,
+                self.growth_gpus,
+                self.spare_servers,
+            )
+            < 0
         ):
             raise ValueError("BuildNeeds figures cannot be negative")
 
 
+class PartScope:
+    SERVER = "server"  # the quantity is per server
+    CLUSTER = "cluster"  # the quantity is for the whole cluster (switches, cables, storage)
+
+
 @dataclass(frozen=True, slots=True)
 class PartLine:
-    kind: str  # "chassis" | "gpu" | "cpu" | "memory" | "drive" | "nic"
+    # "chassis" | "gpu" | "cpu" | "memory" | "drive" | "nic"; cluster parts: "switch" | "cable"
+    # | "storage_server"
+    kind: str
     sku: str
     name: str
-    quantity: int  # per server
+    quantity: int  # per server, or for the whole cluster (``scope``)
     unit_price: Money
-    role: str = ""  # drives: "boot" or "data"
+    role: str = ""  # drives: "boot" or "data"; cluster parts: an engine.fabric LineRole
     # Whether it can be bought new; the builder uses other parts only when no current one does.
     availability: Availability = Availability.CURRENT
     lead_time_weeks: int | None = None
+    scope: str = PartScope.SERVER
+
+    def total_quantity(self, servers: int) -> int:
+        """How many to buy for ``servers`` servers."""
+        return self.quantity if self.scope == PartScope.CLUSTER else self.quantity * servers
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +142,9 @@ class Totals:
     power_sized_w: int  # one server: (draw + growth GPUs) x margin, what the supplies must give
     price: Money  # all servers
     currency: str
-    rack_units: int  # all servers
+    rack_units: int  # all servers, and the cluster's switches and storage servers
     managed_monthly_price: Money | None  # all servers; None when a part has no managed price
+    cluster_power_w: int = 0  # switches, optics and storage servers together
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +154,17 @@ class Option:
     parts: tuple[PartLine, ...]
     totals: Totals
     checks: tuple[Check, ...]
+    # How the cluster's fabric and shared storage were designed (one sentence each, figures).
+    notes: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
     options: tuple[Option, ...]
     unmet: tuple[Message, ...]
+    # Why a tier is not shown (it would repeat a cheaper one, or nothing does the job better
+    # within its price band without idle GPUs): one sentence per missing tier.
+    notes: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,15 +275,88 @@ class _ServerNeeds:
 
 
 def _server_needs(needs: BuildNeeds, gpu: GpuSpec, per_server: int, servers: int) -> _ServerNeeds:
-    job_cores = -(-needs.cpu_cores_min // servers)
+    # A spare server must carry a failed one's share: the shares are of the working servers.
+    working = max(1, servers - needs.spare_servers)
+    job_cores = -(-needs.cpu_cores_min // working)
     return _ServerNeeds(
         cores=max(rules.CPU_CORES_MIN_PER_SERVER, rules.CPU_CORES_PER_GPU * per_server, job_cores),
         job_cores=job_cores,
         ram_gb=rules.SYSTEM_RAM_PER_VRAM * gpu.memory_gb * per_server,
-        storage_gb=needs.storage_gb / servers,
-        read_mbs=needs.storage_read_mbs / servers,
+        storage_gb=local_storage_gb(needs, servers),
+        read_mbs=needs.storage_read_mbs / working,
         gpu_lanes=rules.PCIE_LANES_PER_GPU * (per_server + needs.growth_gpus),
     )
+
+
+def server_capacity(gpu: GpuSpec, chassis: ChassisSpec, growth_gpus: int) -> int:
+    """The most GPUs of the model a server of the chassis holds now: its slots, less the growth
+    slots kept free (baseboards are always full), at most two consumer cards."""
+    if gpu.form_factor in rules.BASEBOARD_FORM_FACTORS:
+        capacity = chassis.gpu_slots
+    else:
+        capacity = chassis.gpu_slots - growth_gpus
+    if gpu.gpu_class is GpuClass.CONSUMER:
+        capacity = min(capacity, rules.CONSUMER_GPUS_MAX_PER_SERVER)
+    return capacity
+
+
+def replica_layout_ok(per_server: int, replica: int, capacity: int) -> bool:
+    """Whether ``per_server`` GPUs per server hold model copies of ``replica`` GPUs soundly: whole
+    copies in every server when one server can hold a copy (``capacity`` GPUs), else an equal
+    share of one copy per server (a pipeline stage of ``per_server`` tensor-parallel GPUs)."""
+    if replica <= capacity:
+        return per_server % replica == 0
+    return replica % per_server == 0 and per_server & (per_server - 1) == 0
+
+
+def servers_for(needed: int, per_server: int, needs: BuildNeeds) -> int:
+    """Servers for ``needed`` GPUs at ``per_server`` each, plus the spares the job keeps."""
+    return -(-needed // per_server) + needs.spare_servers
+
+
+def sparse_training(needs: BuildNeeds, per_server: int, servers: int) -> bool:
+    """Whether training spans servers holding fewer GPUs each than a dense training server."""
+    working = max(1, servers - needs.spare_servers)
+    return (
+        not needs.serving
+        and working > 1
+        and per_server < rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER
+    )
+
+
+def needs_fabric(needs: BuildNeeds, fit: GpuFit | None, per_server: int, servers: int) -> bool:
+    """Whether the servers need an InfiniBand/RoCE fabric between their GPUs: training on
+    several servers, or serving with a model copy spread over several servers."""
+    if servers <= 1:
+        return False
+    if not needs.serving:
+        return True
+    return fit is not None and fit.replica_gpus > per_server
+
+
+def local_storage_gb(needs: BuildNeeds, servers: int) -> float:
+    """Data each server keeps on its own drives: everything on one server, and when serving
+    (each server loads its own copies of the model); training over several servers keeps a
+    local copy of the data (``local_storage_gb``) next to the shared storage tier."""
+    working = max(1, servers - needs.spare_servers)
+    if working == 1 or needs.serving:
+        return needs.storage_gb
+    if needs.local_storage_gb is not None:
+        return needs.local_storage_gb
+    return needs.storage_gb / working
+
+
+def shared_storage_needed(needs: BuildNeeds, servers: int) -> bool:
+    """Whether the job needs a shared storage tier: training over several servers with a local
+    copy plan (checkpoints and data must be reachable from every server)."""
+    working = max(1, servers - needs.spare_servers)
+    return working > 1 and not needs.serving and needs.local_storage_gb is not None
+
+
+def usable_data_gb(drive: DriveSpec, count: int, production: bool) -> float:
+    """Data capacity of ``count`` drives: production mirrors them in pairs (RAID 1/10)."""
+    raw = count * _drive_gb(drive)
+    return raw / rules.DATA_MIRROR_COPIES if production else raw
 
 
 def _num(value: float) -> int | float:

@@ -16,6 +16,7 @@ Two customer reference articles (French, kept in the project's shared seeds) sta
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -45,6 +46,10 @@ GPU_MEMORY_FLOOR_LARGE_GB = 24  # per GPU, for larger projects
 BASEBOARD_FORM_FACTORS = frozenset({FormFactor.SXM, FormFactor.OAM})
 # NVLink bridges join PCIe cards in pairs; more than two GPUs sharing a model need a switch fabric.
 NVLINK_BRIDGE_MAX_GPUS = 2
+# Training spread over servers runs on dense servers: every server holds at least this many GPUs
+# (4- or 8-GPU HGX/PCIe servers, as in NVIDIA's DGX/HGX reference architectures), so the
+# gradients cross the fabric once per server rather than once per GPU.
+MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER = 4
 CONSUMER_GPUS_MAX_PER_SERVER = 2
 # Above this per-GPU draw the heat cannot be moved by air in a standard rack: liquid cooling.
 LIQUID_COOLING_ABOVE_GPU_W = 1000
@@ -116,6 +121,9 @@ DIMMS_PER_CHANNEL_PREFERRED = 1  # two per channel work but lower the memory clo
 # --- Storage -----------------------------------------------------------------------------------
 
 BOOT_MIRROR_DRIVES = 2
+# Production keeps two copies of its data drives (RAID 1, or RAID 10 over more drives): a failed
+# drive is swapped without losing data or stopping; reads use every drive.
+DATA_MIRROR_COPIES = 2
 BOOT_DRIVE_MIN_GB = 240  # the smallest common datacenter boot SSD; OS, images and logs fit
 
 # --- Power -------------------------------------------------------------------------------------
@@ -125,10 +133,83 @@ BOOT_DRIVE_MIN_GB = 240  # the smallest common datacenter boot SSD; OS, images a
 # Tier price bands (house rule): without a customer budget, "balanced" may cost up to 1.5x and
 # "performance" up to 3x the cheapest valid configuration, so a small job is never answered with
 # a rack of servers because they carry more TFLOPS per euro or in total.
+# Upper tiers do the same job faster or with more headroom: they may leave idle at most this
+# share of the GPUs the job uses (1: up to twice the job's GPUs), so an 8-GPU baseboard is never
+# offered for a one-GPU job. The budget tier may still be one, when it is the cheapest build.
+UPPER_TIER_IDLE_GPUS_MAX_SHARE = Decimal(1)
 BALANCED_MAX_PRICE_FACTOR = Decimal("1.5")
 PERFORMANCE_MAX_PRICE_FACTOR = Decimal(3)
 POWER_MARGIN = Decimal("1.25")
 PSU_REDUNDANT_MIN = 1  # production: N+1 at least
+
+# --- Site: rack power density, feeds and cooling (the site_power check, checks/site_rules.py) ---
+
+SITE_POWER = "site_power"
+# Air-cooled racks as most datacenters run them: 5-10 kW. Uptime Institute Global Data Center
+# Survey 2021 (more than a third of operators' most common rack density below 5 kW, nearly half
+# 5-10 kW, "typically well under 10 kW"), summarised in Intelligent Data Centres issue 32, page 20
+# (URL in the rule's source below, seen 2026-12-03); Schneider Electric White Paper 156 "Choosing
+# the Optimal Data Center Power Density" (optimal average 5-8 kW per rack),
+# https://www.scribd.com/document/351259957/choosing-the-optimal-data-center-power-density-pdf
+# (seen 2026-12-03). High-density air racks with aisle containment or passive rear-door heat
+# exchangers reach about 20 kW: Uptime Institute Global Data Center Survey 2023, keynote report
+# 106, July 2023 ("most operators do not have any racks beyond 20 kW"),
+# https://intelligence.uptimeinstitute.com/resource/uptime-institute-global-data-center-survey-2023
+# (seen 2026-12-03). Beyond that, or for liquid-cooled chassis (GPUs above
+# LIQUID_COOLING_ABOVE_GPU_W), a datacenter with liquid cooling to the rack.
+AIR_RACK_TYPICAL_LOW_W = 5_000
+AIR_RACK_TYPICAL_W = 10_000
+AIR_RACK_HIGH_DENSITY_W = 20_000
+RACK_UNITS_PER_RACK = 42  # a full-height 19-inch rack (EIA-310 units of 44.45 mm)
+# Feeds, nominal: IEC 60309 industrial plugs are rated 16 A and 32 A, single-phase at 230 V and
+# three-phase at 400 V (230 V x 16 A = 3,680 W; 230 V x 32 A = 7,360 W; sqrt(3) x 400 V x 32 A =
+# 22,170 W); rack PDUs are sold for exactly these inputs, e.g. HP Intelligent PDU core units
+# AF525A (32 A single-phase) and AF527A (32 A three-phase), HP iPDU user guide,
+# https://easymanua.ls/hp/intelligent-power-distribution-unit/manual?p=29 (seen 2026-12-03). An
+# office or lab socket circuit is single-phase 16 A.
+SINGLE_PHASE_16A_W = 3_680
+SINGLE_PHASE_32A_W = 7_360
+THREE_PHASE_32A_W = 22_170
+OFFICE_CIRCUIT_W = SINGLE_PHASE_16A_W
+
+
+# --- Availability: a spare server for services that must stay up (the availability check) -------
+
+AVAILABILITY = "availability"
+# Hardware faults per GPU server per year: Meta's Llama 3 training run saw 419 unexpected
+# interruptions in 54 days on 16,384 H100 GPUs in 8-GPU servers (Dubey et al. 2024, The Llama 3
+# Herd of Models, section 3.3.4, arXiv:2407.21783): 419 / 2,048 servers x 365 / 54 = 1.4 a year.
+SERVER_FAULTS_PER_YEAR = Decimal("1.4")
+# Hours to bring a failed server back: next-business-day on-site parts, the usual datacenter
+# warranty level (e.g. Dell ProSupport Next Business Day), taken as one day.
+SERVER_REPAIR_HOURS = 24
+HOURS_PER_YEAR = 8760
+
+
+def spare_servers(*, production: bool, serving: bool, always_on: bool) -> int:
+    """Spare servers a job keeps (N+1): a production service that must stay up around the
+    clock keeps one; a training job restarts from its last checkpoint instead."""
+    return 1 if production and serving and always_on else 0
+
+
+def server_availability() -> Decimal:
+    """The share of the year one server runs, from its faults and repair time."""
+    down = SERVER_FAULTS_PER_YEAR * SERVER_REPAIR_HOURS / HOURS_PER_YEAR
+    return 1 - down
+
+
+def service_availability(working: int, spares: int) -> Decimal:
+    """The share of the year at least ``working`` of ``working + spares`` servers run, each
+    independently up ``server_availability()`` of the time (binomial)."""
+    up = server_availability()
+    total = working + spares
+    return sum(
+        (
+            Decimal(math.comb(total, k)) * up**k * (1 - up) ** (total - k)
+            for k in range(working, total + 1)
+        ),
+        Decimal(0),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +486,39 @@ _RULES = (
         margin=POWER_MARGIN,
     ),
     _rule(
+        SITE_POWER,
+        gettext_noop("A site that can feed and cool the servers"),
+        gettext_noop(
+            "Every watt a server draws becomes heat in the room: the site must feed and cool "
+            "its full-load draw, GPUs kept for growth included. Most datacenter racks are "
+            "air-cooled for %(air_low_kw)s-%(air_kw)s kW; high-density racks with aisle "
+            "containment or rear-door heat exchangers take up to about %(dense_kw)s kW; "
+            "liquid-cooled servers need a datacenter that brings liquid cooling to the rack. An "
+            "office or lab circuit (single-phase 230 V 16 A) gives %(office_kw)s kW, a "
+            "single-phase 32 A feed %(single_kw)s kW, a three-phase 400 V 32 A feed "
+            "%(three_kw)s kW. This is advice about the site: it never fails a configuration."
+        ),
+        "Uptime Institute Global Data Center Survey 2021 (most common rack density: more than "
+        "a third below 5 kW, nearly half 5-10 kW), https://magazine.intelligentdatacentres.com/"
+        "intelligent-data-centres-issue-32/0337247001633682834?page=20, and 2023 ('most "
+        "operators do not have any racks beyond 20 kW'), https://intelligence.uptimeinstitute."
+        "com/resource/uptime-institute-global-data-center-survey-2023 (both seen 2026-12-03); "
+        "Schneider Electric White Paper 156, 'Choosing the Optimal Data Center Power Density' "
+        "(5-8 kW per rack), https://www.scribd.com/document/351259957/choosing-the-optimal-data-"
+        "center-power-density-pdf (seen 2026-12-03); feeds: IEC 60309 plug ratings (16 A and "
+        "32 A, 230 V single-phase, 400 V three-phase) and HP Intelligent PDU core units "
+        "AF525A/AF527A, "
+        "https://easymanua.ls/hp/intelligent-power-distribution-unit/manual?p=29 (seen "
+        "2026-12-03); liquid cooling: NVIDIA GB200 NVL72 (liquid-cooled), "
+        "https://www.nvidia.com/en-us/data-center/gb200-nvl72/",
+        air_low_kw=AIR_RACK_TYPICAL_LOW_W // 1000,
+        air_kw=AIR_RACK_TYPICAL_W // 1000,
+        dense_kw=AIR_RACK_HIGH_DENSITY_W // 1000,
+        office_kw=round(OFFICE_CIRCUIT_W / 1000, 1),
+        single_kw=round(SINGLE_PHASE_32A_W / 1000, 1),
+        three_kw=round(THREE_PHASE_32A_W / 1000, 1),
+    ),
+    _rule(
         REDUNDANT_PSU,
         gettext_noop("Redundant power supplies in production"),
         gettext_noop(
@@ -413,6 +527,24 @@ _RULES = (
         ),
         CHOOSING_ARTICLE + " (step 1, production reliability)",
         spares=PSU_REDUNDANT_MIN,
+    ),
+    _rule(
+        AVAILABILITY,
+        gettext_noop("A spare server for a service that must stay up"),
+        gettext_noop(
+            "A GPU server fails about %(faults)s times a year and takes about %(hours)s hours to "
+            "repair. A production service that must run around the clock keeps one spare "
+            "server (N+1) so that it survives one failing; with redundant power supplies and "
+            "mirrored system disks each server also survives its most common faults. A training "
+            "job restarts from its last checkpoint instead."
+        ),
+        "Dubey et al. 2024, The Llama 3 Herd of Models, section 3.3.4 (419 unexpected "
+        "interruptions in 54 days on 16,384 GPUs), https://arxiv.org/abs/2407.21783; repair: "
+        "next-business-day on-site parts (e.g. Dell ProSupport), taken as one day; "
+        + CHOOSING_ARTICLE
+        + " (step 1, production reliability)",
+        faults=SERVER_FAULTS_PER_YEAR,
+        hours=SERVER_REPAIR_HOURS,
     ),
     _rule(
         RACK_CHASSIS,

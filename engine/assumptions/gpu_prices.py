@@ -70,10 +70,10 @@ CLOUD_ON_DEMAND: Mapping[str, Fact] = MappingProxyType(
             "USD",
         ),
         "MI300X": _f(
-            "1.85",
-            "Vultr MI300X on demand, as listed in Cliff Center research note 'AMD inference "
-            "economics', 2026-05-18 (https://www.cliffcenter.com/research/amd-inference-"
-            "economics); not in the shared datasets",
+            "1.99",
+            "DigitalOcean GPU Droplet AMD MI300X, on demand: 1.99 USD per hour for 1 GPU, "
+            "15.92 USD for 8 (https://docs.digitalocean.com/products/droplets/details/pricing/, "
+            "page validated 2026-05-28, seen 2026-12-03); not in the shared datasets",
             "USD",
         ),
     }

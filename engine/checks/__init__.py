@@ -1,7 +1,8 @@
 """The rule checks: one record per rule of ``rules.py``, each a pass/fail and a sentence.
 
-Each check is a ``RuleCheck`` record (``gpu_rules.py``, ``server_rules.py``, ``platform_rules.py``):
-the figures its sentences quote and its outcomes in order; ``records.evaluate`` runs any of them.
+Each check is a ``RuleCheck`` record (``gpu_rules.py``, ``server_rules.py``, ``platform_rules.py``,
+``site_rules.py``): the figures its sentences quote and its outcomes in order; ``records.evaluate``
+runs any of them.
 ``check_configuration`` runs them all on any server configuration, hand-built ones included.
 """
 
@@ -18,7 +19,7 @@ from ..configuration import (
     ServerConfiguration,
     _server_needs,
 )
-from . import gpu_rules, platform_rules, server_rules
+from . import availability_rules, gpu_rules, platform_rules, server_rules, site_rules
 from .records import RuleCheck, Subject, evaluate
 from .records import load_mw as _load_mw
 from .records import model_sharded as _model_sharded
@@ -46,8 +47,10 @@ _CHECKS: dict[str, RuleCheck] = {
         platform_rules.STORAGE_THROUGHPUT,
         platform_rules.BOOT_MIRROR,
         platform_rules.POWER,
+        site_rules.SITE_POWER,
         platform_rules.REDUNDANT_PSU,
         platform_rules.RACK_CHASSIS,
+        availability_rules.AVAILABILITY,
         platform_rules.INTERCONNECT,
     )
 }

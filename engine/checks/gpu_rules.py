@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import rules
-from ..configuration import _memory_floor_gb, _num, _usable_gb
+from ..configuration import (
+    _memory_floor_gb,
+    _num,
+    _usable_gb,
+    replica_layout_ok,
+    server_capacity,
+    sparse_training,
+)
 from ..i18n import gettext_noop
 from ..parts import (
     COOLING_LABELS,
@@ -18,18 +25,37 @@ from ..parts import (
     baseboard_fits,
     fabric_names,
 )
-from .records import Outcome, RuleCheck, Subject, always, fit, model_sharded
+from .records import Outcome, RuleCheck, Subject, always, fit, model_sharded, nvlink_linked
 
 
 def _gpu_count_params(s: Subject) -> Mapping[str, Any]:
     c = s.config
+    job = fit(s)
+    spare = min(s.needs.spare_servers, c.servers - 1)
     return {
-        "have": c.servers * c.gpu_count,
-        "servers": c.servers,
+        "have": (c.servers - spare) * c.gpu_count,
+        "servers": c.servers - spare,
         "per_server": c.gpu_count,
-        "need": fit(s).gpus,
+        "need": job.gpus,
         "gpu": c.gpu.name,
+        "replica": job.replica_gpus,
+        "copies": job.gpus // job.replica_gpus,
+        "stages": max(1, job.replica_gpus // c.gpu_count),
+        "spare": spare,
     }
+
+
+def _capacity(s: Subject) -> int:
+    return server_capacity(s.config.gpu, s.config.chassis, s.needs.growth_gpus)
+
+
+def _layout_ok(s: Subject) -> bool:
+    return replica_layout_ok(s.config.gpu_count, fit(s).replica_gpus, _capacity(s))
+
+
+def _covered(s: Subject) -> bool:
+    spare = min(s.needs.spare_servers, s.config.servers - 1)
+    return (s.config.servers - spare) * s.config.gpu_count >= fit(s).gpus
 
 
 GPU_COUNT = RuleCheck(
@@ -43,19 +69,67 @@ GPU_COUNT = RuleCheck(
             params=lambda s: {"gpu": s.config.gpu.name},
         ),
         Outcome(
-            lambda s: s.config.servers * s.config.gpu_count >= fit(s).gpus,
-            True,
+            lambda s: not _layout_ok(s) and fit(s).replica_gpus <= _capacity(s),
+            False,
             gettext_noop(
-                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s "
-                "GPUs the job needs."
+                "%(per_server)s GPUs per server would split copies of the model (%(replica)s "
+                "GPUs each) between servers, although one server holds a whole copy."
             ),
         ),
         Outcome(
-            always,
+            lambda s: not _layout_ok(s),
+            False,
+            gettext_noop(
+                "A copy of the model needs %(replica)s GPUs, more than one server holds: each "
+                "server must hold an equal share of it, and %(per_server)s GPUs per server is not."
+            ),
+        ),
+        Outcome(
+            lambda s: sparse_training(s.needs, s.config.gpu_count, s.config.servers),
+            False,
+            gettext_noop(
+                "Training over %(servers)s servers of %(per_server)s GPUs: a job spread over "
+                "servers runs on dense servers of at least %(dense)s GPUs, so that gradients "
+                "cross the network once per server."
+            ),
+            params=lambda s: {
+                "servers": s.config.servers,
+                "per_server": s.config.gpu_count,
+                "dense": rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER,
+            },
+        ),
+        Outcome(
+            lambda s: not _covered(s),
             False,
             gettext_noop(
                 "%(servers)s x %(per_server)s = %(have)s GPUs are fewer than the %(need)s "
                 "%(gpu)s GPUs the job needs."
+            ),
+        ),
+        Outcome(
+            lambda s: fit(s).replica_gpus > s.config.gpu_count,
+            True,
+            gettext_noop(
+                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s GPUs the "
+                "job needs. One copy of the model needs %(replica)s GPUs, more than a server "
+                "holds: it runs as %(stages)s pipeline stages, one per server, over the fabric."
+            ),
+        ),
+        Outcome(
+            lambda s: fit(s).replica_gpus > 1,
+            True,
+            gettext_noop(
+                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s GPUs the "
+                "job needs: %(copies)s copies of the model on %(replica)s GPUs each, every copy "
+                "inside one server."
+            ),
+        ),
+        Outcome(
+            always,
+            True,
+            gettext_noop(
+                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s "
+                "GPUs the job needs."
             ),
         ),
     ),
@@ -307,6 +381,14 @@ GPU_FIT_CHASSIS = RuleCheck(
     ),
 )
 
+
+def _copy_linked(s: Subject) -> bool:
+    """Whether the GPUs that share one model copy in a server are all NVLink-linked."""
+    fit = s.fit
+    sharing = s.config.gpu_count if fit is None else min(fit.replica_gpus, s.config.gpu_count)
+    return sharing <= 1 or nvlink_linked(s.config.gpu, s.config.chassis, sharing)
+
+
 NVLINK = RuleCheck(
     rules.NVLINK,
     lambda s: {
@@ -326,6 +408,37 @@ NVLINK = RuleCheck(
             lambda s: s.config.gpu_count <= 1,
             True,
             gettext_noop("Not needed: one GPU per server."),
+        ),
+        Outcome(
+            lambda s: (
+                s.needs.serving
+                and s.fit is not None
+                and s.fit.replica_gpus > s.config.gpu_count
+                and not _copy_linked(s)
+            ),
+            False,
+            gettext_noop(
+                "One copy of the model spans servers: the %(count)s GPUs of each server need "
+                "NVLink or NVSwitch between them, which the %(gpu)s in the %(chassis)s lack."
+            ),
+        ),
+        Outcome(
+            lambda s: s.needs.serving and not _copy_linked(s),
+            True,
+            gettext_noop(
+                "The GPUs of one model copy exchange activations over PCIe: this works for "
+                "serving (tensor-parallel inference), with more latency per token than NVLink."
+            ),
+            warning=True,
+        ),
+        Outcome(
+            lambda s: s.needs.serving,
+            True,
+            gettext_noop("%(link)s links the GPUs of each model copy at %(gbs)s GB/s."),
+            params=lambda s: {
+                "link": fabric_names(s.config.gpu)[0],
+                "gbs": _num(s.config.gpu.nvlink_gbs or 0),
+            },
         ),
         Outcome(
             lambda s: s.config.gpu.nvlink_gbs is None,

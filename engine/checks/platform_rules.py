@@ -6,9 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import rules
-from ..configuration import _SSD_KINDS, _drive_gb, _is_fabric, _num, _power_capacity_w, _sized_w
+from ..configuration import (
+    _SSD_KINDS,
+    _drive_gb,
+    _is_fabric,
+    _num,
+    _power_capacity_w,
+    _sized_w,
+    needs_fabric,
+    shared_storage_needed,
+)
 from ..i18n import gettext_noop
-from ..parts import DRIVE_KIND_LABELS, DriveKind
+from ..parts import DRIVE_KIND_LABELS, DriveFormFactor, DriveKind, hot_swap_bay
 from .records import (
     Outcome,
     RuleCheck,
@@ -36,14 +45,44 @@ STORAGE_NVME = RuleCheck(
             gettext_noop("The %(drive)s is a %(kind)s drive; data needs NVMe."),
         ),
         Outcome(
+            lambda s: not hot_swap_bay(s.config.data_drive),
+            False,
+            gettext_noop(
+                "The %(drive)s is an M.2 boot device; data needs U.2, U.3, E1.S or E3.S drives in "
+                "the front bays, which can be swapped while the server runs."
+            ),
+        ),
+        Outcome(
             lambda s: s.config.data_drive_count < 1,
             False,
             gettext_noop("The configuration has no NVMe data drive."),
         ),
         Outcome(
+            lambda s: (
+                s.production
+                and (
+                    s.config.data_drive_count < rules.DATA_MIRROR_COPIES
+                    or s.config.data_drive_count % rules.DATA_MIRROR_COPIES != 0
+                )
+            ),
+            False,
+            gettext_noop(
+                "%(count)s data drive(s): production mirrors its data (RAID 1/10), so an even "
+                "number of at least two."
+            ),
+        ),
+        Outcome(
             lambda s: s.config.data_drive_count > s.config.chassis.nvme_bays,
             False,
             gettext_noop("%(count)s NVMe drives exceed the %(bays)s NVMe bays of the %(chassis)s."),
+        ),
+        Outcome(
+            lambda s: s.production,
+            True,
+            gettext_noop(
+                "%(count)s x %(drive)s (NVMe) in the %(bays)s NVMe bays, mirrored in pairs "
+                "(RAID 1/10)."
+            ),
         ),
         Outcome(
             always, True, gettext_noop("%(count)s x %(drive)s (NVMe) in the %(bays)s NVMe bays.")
@@ -61,19 +100,44 @@ STORAGE_CAPACITY = RuleCheck(
     },
     (
         Outcome(
+            lambda s: data_storage_gb(s) >= s.server.storage_gb and s.config.servers == 1,
+            True,
+            gettext_noop("%(have)s GB of usable data storage for the %(need)s GB needed."),
+        ),
+        Outcome(
+            lambda s: data_storage_gb(s) >= s.server.storage_gb and s.needs.serving,
+            True,
+            gettext_noop(
+                "%(have)s GB of usable data storage per server for the %(need)s GB each server "
+                "loads (the model files and data)."
+            ),
+        ),
+        Outcome(
+            lambda s: (
+                data_storage_gb(s) >= s.server.storage_gb
+                and shared_storage_needed(s.needs, s.config.servers)
+            ),
+            True,
+            gettext_noop(
+                "%(have)s GB of usable data storage per server keeps a local copy of the "
+                "%(need)s GB every server reads; the whole %(job)s GB, checkpoints included, "
+                "lives on the shared storage tier."
+            ),
+        ),
+        Outcome(
             lambda s: data_storage_gb(s) >= s.server.storage_gb,
             True,
             gettext_noop(
-                "%(have)s GB of data storage per server for the %(need)s GB needed (%(job)s GB "
-                "over %(servers)s servers)."
+                "%(have)s GB of usable data storage per server for the %(need)s GB needed (%(job)s "
+                "GB over %(servers)s servers)."
             ),
         ),
         Outcome(
             always,
             False,
             gettext_noop(
-                "%(have)s GB of data storage per server, less than the %(need)s GB needed (%(job)s "
-                "GB over %(servers)s servers)."
+                "%(have)s GB of usable data storage per server, less than the %(need)s GB needed "
+                "(%(job)s GB for the whole job, %(servers)s servers)."
             ),
         ),
     ),
@@ -137,6 +201,17 @@ BOOT_MIRROR = RuleCheck(
             False,
             gettext_noop(
                 "The %(drive)s is not an SSD of at least %(min_gb)s GB for the boot mirror."
+            ),
+        ),
+        Outcome(
+            lambda s: (
+                s.config.boot_drive is not None
+                and s.config.boot_drive.form_factor is not DriveFormFactor.M2
+            ),
+            False,
+            gettext_noop(
+                "The %(drive)s would take front bays meant for data: the system mirror is two "
+                "M.2 SSDs on the board."
             ),
         ),
         Outcome(always, True, gettext_noop("%(count)s x %(drive)s, mirrored, hold the system.")),
@@ -243,6 +318,14 @@ INTERCONNECT = RuleCheck(
             lambda s: s.config.servers == 1,
             True,
             gettext_noop("One server: no network between servers is needed."),
+        ),
+        Outcome(
+            lambda s: not needs_fabric(s.needs, s.fit, s.config.gpu_count, s.config.servers),
+            True,
+            gettext_noop(
+                "Every server holds whole copies of the model and answers requests on its own: "
+                "no GPU fabric between servers is needed, only the front-end network."
+            ),
         ),
         Outcome(
             _no_nic,

@@ -20,11 +20,11 @@ from ..configuration import (
     Check,
     GpuFit,
     ServerConfiguration,
-    _drive_gb,
     _mw,
     _nic_lanes,
     _power_capacity_w,
     _ServerNeeds,
+    usable_data_gb,
 )
 from ..i18n import Message
 from ..parts import ChassisSpec, DriveKind, GpuSpec
@@ -96,9 +96,26 @@ def model_sharded(needs: BuildNeeds, fit: GpuFit | None) -> bool:
     return needs.model_sharded
 
 
-def nvlink_ok(gpu: GpuSpec, chassis: ChassisSpec, per_server: int, sharded: bool) -> bool:
+def nvlink_ok(
+    gpu: GpuSpec,
+    chassis: ChassisSpec,
+    per_server: int,
+    sharded: bool,
+    serving: bool = False,
+    replica: int = 1,
+) -> bool:
+    """Whether GPUs sharing a model in one server are linked as the job needs. Serving may split
+    a copy over PCIe inside one server (tensor-parallel inference works there, slower), but not
+    a copy that also spans servers; training may not."""
     if not sharded or per_server <= 1:
         return True
+    if serving and replica <= per_server:
+        return True
+    return nvlink_linked(gpu, chassis, per_server)
+
+
+def nvlink_linked(gpu: GpuSpec, chassis: ChassisSpec, per_server: int) -> bool:
+    """Whether NVLink (or Infinity Fabric) links all ``per_server`` GPUs of the chassis."""
     if gpu.nvlink_gbs is None:
         return False
     return chassis.nvswitch or (
@@ -149,5 +166,5 @@ def power_fits(s: Subject) -> bool:
 
 
 def data_storage_gb(s: Subject) -> float:
-    """Data storage per server, in GB."""
-    return s.config.data_drive_count * _drive_gb(s.config.data_drive)
+    """Usable data storage per server, in GB (mirrored in production)."""
+    return usable_data_gb(s.config.data_drive, s.config.data_drive_count, s.production)

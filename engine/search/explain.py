@@ -57,6 +57,12 @@ def explain_chassis(search: _Search, model: _Model, blocked: dict[str, int]) -> 
                 "consumer-card limit and NVLink for a shared model: add a chassis with more "
                 "%(form)s slots or NVSwitch."
             )
+    elif "sparse" in blocked and "tdp" not in blocked:
+        params["dense"] = rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER
+        template = gettext_noop(
+            "Training the job on %(gpu)s GPUs spreads it over servers, and no chassis holds the "
+            "%(dense)s or more of them a dense training server has: add a 4- or 8-GPU chassis."
+        )
     elif "psu" in blocked:
         template = gettext_noop(
             "No chassis for the %(gpu)s has a spare power supply, which production needs: "
@@ -193,7 +199,12 @@ def explain_combination(
         "margin": rules.POWER_MARGIN,
         "capacity": _power_capacity_w(spec, search.production),
     }
-    if short_of == "lanes":
+    if short_of == "network":
+        template = gettext_noop(
+            "%(servers)s x %(chassis)s with %(count)s x %(gpu)s: the catalog lacks the switches, "
+            "cables or storage servers to connect them; add them to build a cluster."
+        )
+    elif short_of == "lanes":
         template = gettext_noop(
             "%(servers)s x %(chassis)s with %(count)s x %(gpu)s: no CPU offers the PCIe "
             "lanes for the GPUs, NICs and NVMe drives; CPUs with more lanes or a chassis with "
@@ -291,8 +302,8 @@ def explain_no_plan(
     search: _Search, model: _Model, blocked: dict[str, int], *, any_chassis: bool, unlinked: int
 ) -> None:
     gpu = model.gpu
-    if not any_chassis:
-        explain_chassis(search, model, blocked)
+    if not any_chassis or blocked.get("sparse"):
+        explain_chassis(search, model, {"sparse": 1} if any_chassis else blocked)
     if unlinked:
         search.fail(
             _RANK_CHASSIS,

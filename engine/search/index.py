@@ -25,6 +25,7 @@ from ..configuration import (
     _power_budget_mw,
     _power_capacity_w,
 )
+from ..fabric import FabricDesign, design_fabric
 from ..money import Money
 from ..parts import (
     Availability,
@@ -32,6 +33,7 @@ from ..parts import (
     ChassisSpec,
     Cooling,
     CpuSpec,
+    DriveFormFactor,
     DriveKind,
     DriveSpec,
     FormFactor,
@@ -39,6 +41,7 @@ from ..parts import (
     MemorySpec,
     NicSpec,
     baseboard_fits,
+    hot_swap_bay,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +56,7 @@ _INF = math.inf
 # Lower bounds built from whole-job figures are shaded by a billionth: the rules compare
 # per-server floats, whose rounding must never make a bound exceed a real price.
 _BOUND_SLACK = Fraction(999_999_999, 1_000_000_000)
+_FABRICS_MAX = 4096  # fabric designs kept per snapshot
 
 
 def _pareto(items: Sequence[_T], metrics: Callable[[_T], tuple[float, ...]]) -> list[_T]:
@@ -171,9 +175,33 @@ class _Index:
         self._build_memory(catalog.memory)
         self._build_drives(catalog.drives)
         self._build_nics(catalog.nics)
+        # What sits between servers (engine.fabric designs it per request from these).
+        self.cluster = CatalogSnapshot(
+            currency=catalog.currency,
+            switches=catalog.switches,
+            cables=catalog.cables,
+            storage_servers=catalog.storage_servers,
+        )
+        # Fabric designs depend on the snapshot and these figures only: kept for every request
+        # (bounded; a dict update is atomic under the GIL, and a lost race only recomputes).
+        self._fabrics: dict[tuple[int, int, int, bool, bool], FabricDesign | None] = {}
         # The current parts alone, priced on the same scale (None: every part is current).
         current = _current_parts(catalog)
         self.current_only = None if current is None else _Index(current, places=self.places)
+
+    def fabric(
+        self, servers: int, per_server: int, speed_gbps: int, infiniband: bool, production: bool
+    ) -> FabricDesign | None:
+        """``engine.fabric.design_fabric`` on this snapshot's cluster parts, memoised."""
+        key = (servers, per_server, speed_gbps, infiniband, production)
+        if key in self._fabrics:
+            return self._fabrics[key]
+        design = design_fabric(
+            servers, per_server, speed_gbps, infiniband, self.cluster, production
+        )
+        if len(self._fabrics) < _FABRICS_MAX:
+            self._fabrics[key] = design
+        return design
 
     def chassis_for(self, gpu: GpuSpec) -> tuple[_ChassisItem, ...]:
         """The chassis that take the GPU (its form factor and baseboard), cheapest first."""
@@ -344,7 +372,8 @@ class _Index:
         # Prune within each capacity first (small groups), then across capacities.
         by_capacity: dict[float, list[_PartItem]] = {}
         for item in offered:
-            if item.spec.kind is DriveKind.NVME:
+            # Data goes on hot-swap drives in the front bays; an M.2 stick only boots.
+            if item.spec.kind is DriveKind.NVME and hot_swap_bay(item.spec):
                 by_capacity.setdefault(_drive_gb(item.spec), []).append(item)
         nvme = [
             kept
@@ -356,7 +385,12 @@ class _Index:
             (
                 i
                 for i in offered
-                if i.spec.kind in _SSD_KINDS and _drive_gb(i.spec) >= rules.BOOT_DRIVE_MIN_GB
+                # Boot SSDs sit on the board (M.2): they take no front bay (the checks and the
+                # power figures count them in the chassis' base).
+                if i.spec.kind in _SSD_KINDS
+                and not hot_swap_bay(i.spec)
+                and i.spec.form_factor is DriveFormFactor.M2
+                and _drive_gb(i.spec) >= rules.BOOT_DRIVE_MIN_GB
             ),
             key=lambda i: (i.cost, i.spec.sku),
         )
@@ -410,6 +444,10 @@ def _current_parts(catalog: CatalogSnapshot) -> CatalogSnapshot | None:
         drives=current(catalog.drives),
         nics=current(catalog.nics),
         chassis=current(catalog.chassis),
+        # The cluster's switches, cables and storage are designed outside the search.
+        switches=catalog.switches,
+        cables=catalog.cables,
+        storage_servers=catalog.storage_servers,
     )
     return None if kept == catalog else kept
 

@@ -11,6 +11,7 @@ from ..configuration import (
     GpuFit,
     ServerConfiguration,
 )
+from ..fabric import FabricDesign, StorageDesign
 from ..parts import (
     GpuSpec,
 )
@@ -56,6 +57,27 @@ _NO_PARTS = _PartSet(None, 0, 0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)
+class _Cluster:
+    """What the servers share: their compute fabric and shared storage, priced in units."""
+
+    cost: int
+    fabric: FabricDesign | None
+    storage: StorageDesign | None
+
+
+_NO_CLUSTER = _Cluster(0, None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _PricedNics:
+    """A NIC set with the cluster it needs, priced together for all servers."""
+
+    extra: int  # servers x the NICs' cost + the cluster's cost
+    parts: _PartSet
+    cluster: _Cluster
+
+
+@dataclass(frozen=True, slots=True)
 class _Plan:
     total: int  # price units, all servers
     servers: int
@@ -67,6 +89,7 @@ class _Plan:
     drives: _PartSet
     nics: _PartSet
     boot: _PartItem | None
+    cluster: _Cluster = _NO_CLUSTER
 
     @property
     def tflops(self) -> float:

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import rules
-from ..configuration import _server_needs, _ServerNeeds
+from ..configuration import _server_needs, _ServerNeeds, needs_fabric, servers_for
 from ..parts import ChassisSpec
 from .explain import explain_combination, explain_memory, explain_parts
 from .index import _INF, _ChassisItem
-from .plan import _NO_PARTS, _CpuSet, _Model, _PartSet, _Plan
+from .plan import _NO_PARTS, _CpuSet, _Model, _PartSet, _Plan, _PricedNics
 
 if TYPE_CHECKING:
     from .solver import _Search
@@ -26,13 +26,14 @@ def solve_server(
 ) -> _Plan | None:
     """The cheapest plan of ``per_server`` GPUs of the model in this chassis under ``bound``."""
     spec, gpu = chassis.spec, model.gpu
-    servers = -(-model.fit.gpus // per_server)
+    servers = servers_for(model.fit.gpus, per_server, search.needs)
     server = _server_needs(search.needs, gpu, per_server, servers)
     read_mbs = server.read_mbs * (2 if comfort else 1)
     workstation = rules.workstation_cpu_allowed(spec, production=search.production)
     cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores, workstation)
     drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays)
-    nics = search.nic_sets(per_server) if servers > 1 else (_NO_PARTS,)
+    fabric = needs_fabric(search.needs, model.fit, per_server, servers)
+    nics = search.nic_sets(per_server) if fabric else (_NO_PARTS,)
     diagnose = bound == _INF
     if not cpus or not drives or not nics:
         if diagnose:
@@ -44,7 +45,15 @@ def solve_server(
         if diagnose:
             explain_memory(search, chassis, model, server)
         return None
+    # A lower bound without the cluster first: designing a fabric costs more than this test.
     if servers * (fixed + cpus[0].cost + ram_floor + drives[0].cost + nics[0].cost) >= bound:
+        return None
+    priced = search.priced_nics(servers, per_server, nics)
+    if not priced:
+        if diagnose:
+            explain_combination(search, chassis, model, per_server, servers, "network")
+        return None
+    if servers * (fixed + cpus[0].cost + ram_floor + drives[0].cost) + priced[0].extra >= bound:
         return None
     power_left = (
         chassis.load_budget_mw[search.production]
@@ -56,7 +65,15 @@ def solve_server(
             explain_combination(search, chassis, model, per_server, servers, "power")
         return None
     found, no_memory, short_of = _cheapest_parts(
-        search, spec, server, servers, fixed, power_left, bound, comfort, (cpus, drives, nics)
+        search,
+        spec,
+        server,
+        (servers, per_server),
+        fixed,
+        power_left,
+        bound,
+        comfort,
+        (cpus, drives, priced),
     )
     if found is None:
         if diagnose:
@@ -65,8 +82,9 @@ def solve_server(
             else:
                 explain_combination(search, chassis, model, per_server, servers, short_of)
         return None
-    total, cpu, dimms, disks, cards = found
+    total, cpu, dimms, disks, nic = found
     return _Plan(
+        cluster=nic.cluster,
         total=total,
         servers=servers,
         per_server=per_server,
@@ -75,44 +93,45 @@ def solve_server(
         cpus=cpu,
         memory=dimms,
         drives=disks,
-        nics=cards,
+        nics=nic.parts,
         boot=search.boot,
     )
 
 
-_Found = tuple[int, _CpuSet, _PartSet, _PartSet, _PartSet]
+_Found = tuple[int, _CpuSet, _PartSet, _PartSet, _PricedNics]
 
 
 def _cheapest_parts(
     search: _Search,
     spec: ChassisSpec,
     server: _ServerNeeds,
-    servers: int,
+    layout: tuple[int, int],
     fixed: int,
     power_left: int,
     bound: float,
     comfort: bool,
-    candidates: tuple[Sequence[_CpuSet], Sequence[_PartSet], Sequence[_PartSet]],
+    candidates: tuple[Sequence[_CpuSet], Sequence[_PartSet], Sequence[_PricedNics]],
 ) -> tuple[_Found | None, bool, str]:
     """Branch and bound over CPUs, memory, drives and NICs (cheapest first) under ``bound``.
 
     Returns the cheapest combination that fits the power and PCIe lanes left, whether no CPU had
     any memory set, and what fell short first ("power" or "lanes"; "" if nothing did)."""
     cpus, drives, nics = candidates
+    servers, _per_server = layout
     switched = spec.pcie_switches
     drive_cost = drives[0].cost
-    nic_cost = nics[0].cost
+    extra = nics[0].extra  # all servers' NICs and the cluster, cheapest
     drive_power = min(d.power_mw for d in drives)
-    nic_power = min(n.power_mw for n in nics)
+    nic_power = min(n.parts.power_mw for n in nics)
     drive_lanes = min(d.lanes for d in drives)
-    nic_lanes = min(n.lanes for n in nics)
+    nic_lanes = min(n.parts.lanes for n in nics)
     max_dpc = rules.DIMMS_PER_CHANNEL_PREFERRED if comfort else spec.dimm_slots
     found: _Found | None = None
     no_memory = True
     short_of = ""
     for cpu in cpus:
         cost_cpu = fixed + cpu.cost
-        if servers * (cost_cpu + drive_cost + nic_cost) >= bound:
+        if servers * (cost_cpu + drive_cost) + extra >= bound:
             break
         if cpu.power_mw + drive_power + nic_power > power_left:
             short_of = short_of or "power"
@@ -128,7 +147,7 @@ def _cheapest_parts(
             no_memory = False
         for dimms in memory:
             cost_memory = cost_cpu + dimms.cost
-            if servers * (cost_memory + drive_cost + nic_cost) >= bound:
+            if servers * (cost_memory + drive_cost) + extra >= bound:
                 break
             power_memory = cpu.power_mw + dimms.power_mw
             if power_memory + drive_power + nic_power > power_left:
@@ -136,7 +155,7 @@ def _cheapest_parts(
                 continue
             for disks in drives:
                 cost_drives = cost_memory + disks.cost
-                if servers * (cost_drives + nic_cost) >= bound:
+                if servers * cost_drives + extra >= bound:
                     break
                 power_drives = power_memory + disks.power_mw
                 if power_drives + nic_power > power_left:
@@ -145,16 +164,17 @@ def _cheapest_parts(
                 if disks.lanes + nic_lanes > lanes_left:
                     short_of = short_of or "lanes"
                     continue
-                for cards in nics:
-                    total = servers * (cost_drives + cards.cost)
+                for nic in nics:  # cheapest first, the cluster's fabric and storage included
+                    total = servers * cost_drives + nic.extra
                     if total >= bound:
                         break
+                    cards = nic.parts
                     if power_drives + cards.power_mw > power_left:
                         short_of = short_of or "power"
                         continue
                     if disks.lanes + cards.lanes > lanes_left:
                         short_of = short_of or "lanes"
                         continue
-                    found, bound = (total, cpu, dimms, disks, cards), total
+                    found, bound = (total, cpu, dimms, disks, nic), total
                     break
     return found, no_memory, short_of

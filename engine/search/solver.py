@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -19,7 +20,13 @@ from ..configuration import (
     _memory_floor_gb,
     _min_units,
     _nic_lanes,
+    replica_layout_ok,
+    server_capacity,
+    servers_for,
+    shared_storage_needed,
+    sparse_training,
 )
+from ..fabric import FabricDesign, StorageDesign, design_shared_storage
 from ..i18n import Message, gettext_noop
 from ..parts import (
     ChassisSpec,
@@ -34,10 +41,12 @@ from .plan import (
     _RANK_GPU,
     _RANK_PARTS,
     _UNMET_MAX,
+    _Cluster,
     _CpuSet,
     _Model,
     _PartSet,
     _Plan,
+    _PricedNics,
     _spec,
 )
 from .server import solve_server
@@ -73,7 +82,10 @@ class _Search:
         self._nic_memo: dict[int, tuple[_PartSet, ...]] = {}
         self._ram_floor_memo: dict[tuple[float, int], int | None] = {}
         self._counts_memo: dict[tuple[int, int, bool, bool], tuple[list[int], int]] = {}
-        self._best: dict[tuple[int, bool, int], tuple[_Plan | None, float]] = {}
+        self._best: dict[tuple[int, bool, int, bool], tuple[_Plan | None, float]] = {}
+        self._cluster_memo: dict[tuple[int, int, int, bool], _Cluster | None] = {}
+        self._storage: tuple[StorageDesign | None] | None = None
+        self._priced_memo: dict[tuple[int, int, int, bool], tuple[_PricedNics, ...]] = {}
         self.failures: dict[object, tuple[int, int, Message]] = {}
         self.storage_floor = self._storage_floor()
         self.models = self._models()
@@ -233,13 +245,18 @@ class _Search:
             self._memory_memo[key] = memo
         return memo
 
-    @staticmethod
-    def _drive_count(spec: DriveSpec, storage_gb: float, read_mbs: float) -> int | None:
-        by_capacity = _min_units(_drive_gb(spec), storage_gb)
+    def _drive_count(self, spec: DriveSpec, storage_gb: float, read_mbs: float) -> int | None:
+        """The fewest drives holding ``storage_gb`` and reading ``read_mbs``; production mirrors
+        them (``usable_data_gb``): an even count of at least two."""
+        copies = rules.DATA_MIRROR_COPIES if self.production else 1
+        by_capacity = _min_units(_drive_gb(spec) / copies, storage_gb)
         by_read = _min_units(spec.read_mbs, read_mbs)
         if by_capacity is None or by_read is None:
             return None
-        return max(1, by_capacity, by_read)
+        count = max(1, by_capacity, by_read)
+        if self.production:
+            count = max(copies, -(-count // copies) * copies)
+        return count
 
     def drive_sets(self, storage_gb: float, read_mbs: float, bays: int) -> tuple[_PartSet, ...]:
         key = (storage_gb, read_mbs, bays)
@@ -282,6 +299,68 @@ class _Search:
             self._nic_memo[per_server] = memo
         return memo
 
+    # The cluster: fabric and shared storage
+
+    def cluster_for(self, servers: int, per_server: int, nics: _PartSet) -> _Cluster | None:
+        """The fabric and shared storage of ``servers`` servers with these NICs, priced (memoised);
+        None when the catalog cannot build them."""
+        nic = nics.item.spec if nics.item is not None else None
+        # The fabric depends on the NICs' speed and kind only, the storage on the job only.
+        key = (
+            servers,
+            per_server,
+            0 if nic is None else nic.speed_gbps,
+            nic is not None and nic.infiniband,
+        )
+        if key in self._cluster_memo:
+            return self._cluster_memo[key]
+        cost = 0
+        fabric = storage = None
+        found: _Cluster | None = None
+        if nic is not None:
+            fabric = self._fabric(servers, per_server, nic.speed_gbps, nic.infiniband)
+        if shared_storage_needed(self.needs, servers):
+            if self._storage is None:
+                self._storage = (
+                    design_shared_storage(
+                        self.needs.storage_gb, self.needs.storage_read_mbs, self.index.cluster
+                    ),
+                )
+            storage = self._storage[0]
+        parts = [design for design in (fabric, storage) if design is not None]
+        if not any(design.unmet for design in parts):
+            for design in parts:
+                units = self.index.units(design.price)
+                if units is None:
+                    break
+                cost += units
+            else:
+                found = _Cluster(cost, fabric, storage)
+        self._cluster_memo[key] = found
+        return found
+
+    def priced_nics(
+        self, servers: int, per_server: int, nics: Sequence[_PartSet]
+    ) -> tuple[_PricedNics, ...]:
+        """The NIC sets with the cluster each needs, cheapest together first (memoised); a set
+        whose cluster the catalog cannot build is left out."""
+        key = (servers, per_server, len(nics), nics[0].item is None if nics else True)
+        memo = self._priced_memo.get(key)
+        if memo is None:
+            priced = []
+            for cards in nics:
+                cluster = self.cluster_for(servers, per_server, cards)
+                if cluster is not None:
+                    priced.append(_PricedNics(servers * cards.cost + cluster.cost, cards, cluster))
+            priced.sort(key=lambda p: (p.extra, p.parts.power_mw, p.parts.lanes))
+            memo = self._priced_memo[key] = tuple(priced)
+        return memo
+
+    def _fabric(
+        self, servers: int, per_server: int, speed_gbps: int, infiniband: bool
+    ) -> FabricDesign | None:
+        return self.index.fabric(servers, per_server, speed_gbps, infiniband, self.production)
+
     # Per GPU model
 
     def gpu_counts(self, chassis: ChassisSpec, model: _Model) -> tuple[list[int], int]:
@@ -291,28 +370,48 @@ class _Search:
         growth = self.needs.growth_gpus
         consumer = gpu.gpu_class is GpuClass.CONSUMER
         sharded = _model_sharded(self.needs, model.fit)
+        replica = model.fit.replica_gpus
+        capacity = server_capacity(gpu, chassis, growth)
         if gpu.form_factor in rules.BASEBOARD_FORM_FACTORS:
             wanted = [chassis.gpu_slots]
             if growth or (consumer and chassis.gpu_slots > rules.CONSUMER_GPUS_MAX_PER_SERVER):
                 wanted = []
         else:
-            most = min(chassis.gpu_slots - growth, needed)
-            if consumer:
-                most = min(most, rules.CONSUMER_GPUS_MAX_PER_SERVER)
-            # A larger count for the same number of servers only adds GPUs and needs.
+            most = min(capacity, needed)
+            # A larger count for the same number of servers only adds GPUs and needs; a count
+            # must hold whole model copies (or, for a copy larger than the server, a share).
             wanted = [
-                count for count in range(1, most + 1) if -(-needed // -(-needed // count)) == count
+                count
+                for count in range(1, most + 1)
+                if replica_layout_ok(count, replica, capacity)
+                and not any(
+                    -(-needed // smaller) == -(-needed // count)
+                    for smaller in range(1, count)
+                    if replica_layout_ok(smaller, replica, capacity)
+                )
             ]
-        counts = [count for count in wanted if _nvlink_ok(gpu, chassis, count, sharded)]
+        wanted = [count for count in wanted if replica_layout_ok(count, replica, capacity)]
+        counts = [
+            count
+            for count in wanted
+            if _nvlink_ok(gpu, chassis, count, sharded, self.needs.serving, replica)
+        ]
         unlinked = max((count for count in wanted if count not in counts), default=0)
         return counts, unlinked
 
     def best_plan(
-        self, model: _Model, bound: float, comfort: bool = False, per_server: int = 0
+        self,
+        model: _Model,
+        bound: float,
+        comfort: bool = False,
+        per_server: int = 0,
+        upper: bool = False,
     ) -> _Plan | None:
         """The model's cheapest plan if it costs less than ``bound`` (memoised); ``comfort``: with
-        the comfort margins; ``per_server``: only with that many GPUs per server (0: any)."""
-        key = (id(model), comfort, per_server)
+        the comfort margins; ``per_server``: only with that many GPUs per server (0: any);
+        ``upper``: for an upper tier, so without more idle GPUs than the job uses
+        (``rules.UPPER_TIER_IDLE_GPUS_MAX_SHARE``)."""
+        key = (id(model), comfort, per_server, upper)
         cached = self._best.get(key)
         if cached is not None:
             plan, searched_below = cached
@@ -320,12 +419,25 @@ class _Search:
                 return plan if plan.total < bound else None
             if searched_below >= bound:
                 return None
-        plan = self._solve_model(model, bound, comfort, per_server)
+        if upper:
+            # The cheapest plan with no limit on idle GPUs answers too when it keeps within it
+            # (the limit only removes plans); none at all below the bound means none either.
+            free = self._best.get((id(model), comfort, per_server, False))
+            if free is not None:
+                plan, searched_below = free
+                if plan is None and searched_below >= bound:
+                    return None
+                if plan is not None and not self._too_idle(
+                    model.fit.gpus, plan.per_server, plan.servers
+                ):
+                    self._best[key] = (plan, bound)
+                    return plan if plan.total < bound else None
+        plan = self._solve_model(model, bound, comfort, per_server, upper)
         self._best[key] = (plan, bound)
         return plan
 
     def _solve_model(
-        self, model: _Model, bound: float, comfort: bool, only_count: int
+        self, model: _Model, bound: float, comfort: bool, only_count: int, upper: bool = False
     ) -> _Plan | None:
         if self.production and self.boot is None:
             self.fail(
@@ -347,7 +459,7 @@ class _Search:
         unlinked = 0
         needed = model.fit.gpus
         # No chassis holds more GPUs than the largest one: the fewest servers any plan needs.
-        fewest = -(-needed // max(1, self.index.max_slots_for(gpu)))
+        fewest = servers_for(needed, max(1, self.index.max_slots_for(gpu)), self.needs)
         if not self.index.chassis_for(gpu) and self.index.chassis_by_form.get(gpu.form_factor):
             blocked["baseboard"] = 1  # chassis of its form factor, none for its baseboard
         for chassis in self.index.chassis_for(gpu):
@@ -369,7 +481,12 @@ class _Search:
                 continue
             any_chassis = True
             for per_server in counts:
-                servers = -(-needed // per_server)
+                servers = servers_for(needed, per_server, self.needs)
+                if upper and self._too_idle(needed, per_server, servers):
+                    continue
+                if sparse_training(self.needs, per_server, servers):
+                    blocked["sparse"] = 1
+                    continue
                 spare_gpus = servers * per_server - needed
                 floor = (
                     servers * (chassis.cost + self.boot_cost)
@@ -415,14 +532,22 @@ class _Search:
                 best, bound = plan, plan.total
         return best
 
+    def _too_idle(self, needed: int, per_server: int, servers: int) -> bool:
+        """Whether a plan leaves more GPUs idle than an upper tier may: the same job done
+        faster or with headroom, not a box mostly empty (spare servers aside)."""
+        working = (servers - self.needs.spare_servers) * per_server
+        return (working - needed) > needed * rules.UPPER_TIER_IDLE_GPUS_MAX_SHARE
+
     def _most_gpus(self, model: _Model) -> int:
-        """The most GPUs any plan of the model can hold: ``servers x per_server`` stays below
-        the job's count plus one server's worth, and for PCIe below twice the job's count."""
+        """The most working GPUs an upper-tier plan of the model can hold: ``servers x
+        per_server`` stays below the job's count plus one server's worth, for PCIe below twice
+        the job's count, and within the idle share upper tiers allow."""
         needed = model.fit.gpus
         most = self.index.max_slots_for(model.gpu)
+        idle_cap = needed + int(needed * rules.UPPER_TIER_IDLE_GPUS_MAX_SHARE)
         if model.gpu.form_factor in rules.BASEBOARD_FORM_FACTORS:
-            return needed + max(0, most - 1)
-        return min(2 * needed - 1, needed + max(0, most - 1))
+            return min(idle_cap, needed + max(0, most - 1))
+        return min(idle_cap, 2 * needed - 1, needed + max(0, most - 1))
 
     def fastest(self, bound: float) -> _Plan | None:
         def ceiling(model: _Model) -> float:
@@ -433,7 +558,7 @@ class _Search:
         for model in sorted(self.models, key=lambda m: (-ceiling(m), m.lower_bound)):
             if best_key is not None and ceiling(model) < best_key[0]:
                 break
-            plan = self.best_plan(model, bound)
+            plan = self.best_plan(model, bound, upper=True)
             if plan is None:
                 continue
             key = (plan.tflops, plan.bandwidth, -plan.total)
@@ -458,7 +583,7 @@ class _Search:
         for model in sorted(self.models, key=lambda m: (-ceiling(m), m.lower_bound)):
             if best_key is not None and ceiling(model) < best_key[0]:
                 break
-            plan = self.best_plan(model, bound)
+            plan = self.best_plan(model, bound, upper=True)
             if plan is None:
                 continue
             key = (value(plan), plan.tflops, -plan.total)
@@ -469,5 +594,7 @@ class _Search:
     def with_comfort(self, plan: _Plan, bound: float) -> _Plan:
         """The same GPUs in the same number of servers, cheapest with one DIMM per channel and
         twice the read throughput, when that exists under ``bound``; else the plan itself."""
-        comfortable = self.best_plan(plan.model, bound, comfort=True, per_server=plan.per_server)
+        comfortable = self.best_plan(
+            plan.model, bound, comfort=True, per_server=plan.per_server, upper=True
+        )
         return comfortable if comfortable is not None else plan

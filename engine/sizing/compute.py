@@ -59,7 +59,7 @@ def _training_compute(workload: Workload, model: _Model) -> _Compute | None:
             forward = 2.0 * active * tokens
             backward = 4.0 * active * tokens
         return _Compute(forward + backward, forward, backward, tokens, per_sample=False)
-    flops = model.entry.forward_flops_per_sample if model.entry else None
+    flops = model.forward_flops_per_sample
     data = workload.data
     if flops is None or data is None or data.items is None:
         return None
@@ -78,22 +78,29 @@ def _peak_flops(gpu: GpuProfile, precision: Precision) -> float:
     return gpu.bf16_tflops * 1e12
 
 
+def parameters_read_per_step(model: _Model, tokens: int) -> float:
+    """Parameters one decode step reads for ``tokens`` tokens in the batch: every active one of a
+    dense model; of a mixture of experts the shared weights and the distinct experts the tokens
+    touch per layer, routing assumed uniform."""
+    arch = model.arch
+    if not (arch.is_moe and arch.experts and arch.experts_per_token):
+        return model.active_parameters
+    e, k = arch.experts, arch.experts_per_token
+    per_expert = (model.parameters - model.active_parameters) / (e - k) if e > k else 0.0
+    shared = model.active_parameters - k * per_expert
+    return shared + per_expert * e * (1 - (1 - k / e) ** tokens)
+
+
 def _decode_tokens_per_second(
-    workload: Workload, model: _Model, plan: _Plan, gpu: GpuProfile, gpus: int
+    workload: Workload, model: _Model, plan: _Plan, gpu: GpuProfile, gpus: int, copies: int = 1
 ) -> tuple[float, float, float]:
-    """(tokens/s, GB read per step, steps/s): roofline upper bound for one GPU group."""
+    """(tokens/s, GB read per step, steps/s): roofline upper bound for ``gpus`` GPUs holding
+    ``copies`` copies of the weights (each copy's weights are read on every step)."""
     inf = workload.inference_or_default
     requests = inf.concurrent_requests
     bytes_per_weight = plan.weights / model.parameters
-    read_params = model.active_parameters
-    arch = model.arch
-    if arch.is_moe and arch.experts and arch.experts_per_token:
-        # Distinct experts touched per layer in one step, routing assumed uniform.
-        e, k = arch.experts, arch.experts_per_token
-        per_expert = (model.parameters - model.active_parameters) / (e - k) if e > k else 0.0
-        shared = model.active_parameters - k * per_expert
-        read_params = shared + per_expert * e * (1 - (1 - k / e) ** requests)
-    step_bytes = read_params * bytes_per_weight + plan.kv_cache
+    read_params = parameters_read_per_step(model, requests)
+    step_bytes = read_params * bytes_per_weight * copies + plan.kv_cache
     bandwidth = gpu.memory_bandwidth_gbs * GB * gpus
     steps = bandwidth / step_bytes
     compute_cap = _peak_flops(gpu, workload.precision) * gpus / (2.0 * model.active_parameters)

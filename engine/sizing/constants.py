@@ -198,3 +198,14 @@ LARGE_PROJECT_MEMORY_GB = 16.0
 LARGE_PROJECT_PARAMETERS = 7e9
 LARGE_PROJECT_GPU_MEMORY_GB = 24
 SOURCE_LARGE = "GPUQuote seed rule: 24 GB+ per GPU for larger projects"
+
+# Tensor parallelism splits every layer's attention heads between GPUs and all-reduces after
+# each layer, so it stays inside one server's GPU fabric, at a power of two that divides the
+# attention heads (and the KV heads, or is a multiple of them: the KV heads are then copied);
+# replicas larger than one server add pipeline stages across servers instead.
+TENSOR_PARALLEL_MAX = 8
+SOURCE_PARALLELISM = (
+    "vLLM documentation, Distributed inference and serving (docs.vllm.ai, seen 2026-12-03): "
+    "tensor parallel size = GPUs per node, pipeline parallel size = nodes; the number of "
+    "attention heads must be divisible by the tensor parallel size"
+)

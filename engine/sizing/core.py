@@ -22,13 +22,20 @@ from .constants import (
     SOURCE_LARGE,
     SOURCE_MFU,
     SOURCE_MFU_CNN,
+    SOURCE_PARALLELISM,
     SOURCE_ZERO,
     USABLE_MEMORY_FRACTION,
 )
 from .explain import _explain, _explain_compute, _explain_fit, _explain_model, _r, _sig
 from .explain_memory import _explain_memory
-from .fit import _check_gpus, _min_gpus_detail, interconnect_gbps_per_gpu
-from .model import _Model, _resolve
+from .fit import (
+    _check_gpus,
+    _min_gpus_detail,
+    interconnect_gbps_per_gpu,
+    tensor_parallel_degrees,
+)
+from .images import _images_per_second
+from .model import _Model, _resolve_workload
 from .plan import _breakdown, _Plan, _plan
 from .results import Explanation, GpuProfile, Interconnect, MemoryBreakdown, Sizing
 from .system import _system_side
@@ -50,7 +57,7 @@ def size(
     if gpus_per_node < 1:
         raise ValueError("gpus_per_node must be at least 1")
     validate_workload(workload)
-    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    model = _resolve_workload(workload)
     plan = _plan(workload, model)
     training = workload.is_training
     t = workload.training_or_default
@@ -59,18 +66,21 @@ def size(
 
     min_n: int | None = None
     min_stage = plan.stage
+    min_replica = 0  # no GPU given: one copy over all the GPUs
     if usable is not None:
-        min_n, min_stage = _min_gpus_detail(plan, usable)
+        min_n, min_stage, min_replica = _min_gpus_detail(plan, usable, model.arch)
     if gpus is None:
         gpus = t.gpus if training else (min_n or 1)
+    replica = _replica_gpus(plan, gpus, min_replica)
 
     whole = _breakdown(plan.per_gpu(1))
-    per_gpu = _breakdown(plan.per_gpu(gpus))
+    per_gpu = _breakdown(plan.per_gpu(gpus, replica=replica))
     fits = None if usable is None else per_gpu.total * GB <= usable
 
     _explain_model(ex, workload, model)
     _explain_memory(ex, workload, model, plan, whole, per_gpu, gpus)
-    model_sharded = _model_sharded(workload, plan, gpus, min_n, min_stage)
+    # Inference: the GPUs of one copy share the model; training: all of them (ZeRO-3).
+    model_sharded = _model_sharded(workload, plan, gpus if training else replica, min_n, min_stage)
     if gpu is not None:
         _explain_fit(ex, workload, plan, per_gpu, gpu, gpus, min_n, min_stage, fits)
 
@@ -81,7 +91,12 @@ def size(
     if mfu is None:
         mfu = DEFAULT_MFU if model.arch.is_transformer else NON_TRANSFORMER_MFU
     hours, gpus_for_deadline = _training_time(ex, workload, model, compute, gpu, gpus, mfu)
-    tokens_per_second, gpus_for_target = _decode_speed(ex, workload, model, plan, gpu, gpus)
+    tokens_per_second, gpus_for_target = _decode_speed(
+        ex, workload, model, plan, gpu, gpus, replica
+    )
+    if replica > 1 and not training:
+        _explain_replicas(ex, model, gpus, replica)
+    images_per_second = _images_per_second(ex, workload, model, gpu, gpus)
     nodes, interconnect = _nodes(ex, workload, gpus, gpus_per_node, model_sharded)
     large = _large_project(ex, model, whole)
     gpus_in_node = min(gpus, gpus_per_node)
@@ -112,6 +127,41 @@ def size(
         gpus_for_deadline=gpus_for_deadline,
         gpus_for_target=gpus_for_target,
         mfu=mfu,
+        replica_gpus=replica,
+        images_per_second=images_per_second,
+    )
+
+
+def _replica_gpus(plan: _Plan, gpus: int, smallest: int) -> int:
+    """GPUs per model copy at ``gpus`` GPUs: the smallest copy that fits when ``gpus`` holds
+    whole copies of it, else one copy over all of them (training and non-transformers: 1)."""
+    if plan.training or not plan.tensor_parallel:
+        return 1
+    return smallest if smallest and gpus % smallest == 0 else gpus
+
+
+def _explain_replicas(ex: list[Explanation], model: _Model, gpus: int, replica: int) -> None:
+    degree = max(d for d in tensor_parallel_degrees(model.arch) if replica % d == 0)
+    stages = replica // degree
+    _explain(
+        ex,
+        "replicas",
+        gettext_noop(
+            "%(copies)s copies of the model, each on %(replica)s GPUs (tensor parallel "
+            "%(degree)s, a divisor of the %(heads)s attention heads)"
+        )
+        if stages == 1
+        else gettext_noop(
+            "%(copies)s copies of the model, each on %(replica)s GPUs: tensor parallel "
+            "%(degree)s inside a server and %(stages)s pipeline stages, one per server, because "
+            "one copy does not fit %(degree)s GPUs"
+        ),
+        SOURCE_PARALLELISM,
+        copies=gpus // replica,
+        replica=replica,
+        degree=degree,
+        stages=stages,
+        heads=model.arch.attention_heads or 0,
     )
 
 
@@ -191,13 +241,17 @@ def _decode_speed(
     plan: _Plan,
     gpu: GpuProfile | None,
     gpus: int,
+    replica: int = 0,
 ) -> tuple[float | None, int | None]:
     """Decode tokens/s (bandwidth-bound) and the GPUs for the target rate, at inference."""
     training = workload.is_training
     inf = workload.inference_or_default
     tokens_per_second = gpus_for_target = None
     if not training and model.autoregressive and model.arch.is_transformer and gpu is not None:
-        tokens_per_second, step_gb, _ = _decode_tokens_per_second(workload, model, plan, gpu, gpus)
+        copies = gpus // replica if replica else 1
+        tokens_per_second, step_gb, _ = _decode_tokens_per_second(
+            workload, model, plan, gpu, gpus, copies
+        )
         _explain(
             ex,
             "tokens_per_second",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..i18n import Message, gettext_noop
+from ..model_registry import Architecture
 from ..workload import (
     LIMITS,
     Task,
@@ -18,21 +19,24 @@ from .constants import (
     GBPS_INFERENCE,
     GBPS_SHARDED_OR_PRETRAINING,
     MAX_GPUS,
+    TENSOR_PARALLEL_MAX,
     USABLE_MEMORY_FRACTION,
 )
 from .formulas import kv_cache_bytes_per_token
-from .model import _Model, _resolve
+from .model import _Model, _resolve_workload
 from .plan import _kv_precision, _kv_tokens, _Plan, _plan
 from .results import GpuProfile
 
 # --- Minimum GPUs. ----------------------------------------------------------------------------
 
 
-def _smallest_fitting(total: Callable[[int], float], usable_bytes: float) -> int | None:
-    """Smallest n in [1, MAX_GPUS] with total(n) <= usable; total is non-increasing in n."""
-    if total(MAX_GPUS) > usable_bytes:
+def _smallest_fitting(
+    total: Callable[[int], float], usable_bytes: float, most: int = MAX_GPUS
+) -> int | None:
+    """Smallest n in [1, most] with total(n) <= usable; total is non-increasing in n."""
+    if most < 1 or total(most) > usable_bytes:
         return None
-    low, high = 1, MAX_GPUS
+    low, high = 1, most
     while low < high:
         mid = (low + high) // 2
         if total(mid) <= usable_bytes:
@@ -42,19 +46,73 @@ def _smallest_fitting(total: Callable[[int], float], usable_bytes: float) -> int
     return low
 
 
-def _min_gpus_detail(plan: _Plan, usable_bytes: float) -> tuple[int | None, int]:
-    """(GPU count, ZeRO stage it assumes). Training is sized with its own sharding unless
-    ZeRO-3 (fully sharded) needs fewer GPUs, e.g. when plain data parallelism cannot hold the
-    model states on one GPU at all; then ZeRO-3 is assumed."""
+def tensor_parallel_degrees(arch: Architecture) -> tuple[int, ...]:
+    """The tensor-parallel degrees a model can be split at inside one server: powers of two up
+    to ``TENSOR_PARALLEL_MAX`` dividing the attention heads, and dividing the KV heads or a
+    multiple of them (1, 2, 4, 8 for Llama 70B's 64 heads and 8 KV heads; never 3 or 6)."""
+    heads, kv = arch.attention_heads or 1, arch.resolved_kv_heads or 1
+    return tuple(
+        d
+        for d in (1, 2, 4, 8, 16, 32, 64)
+        if d <= TENSOR_PARALLEL_MAX and heads % d == 0 and (kv % d == 0 or d % kv == 0)
+    )
+
+
+def replica_sizes(arch: Architecture) -> Iterator[int]:
+    """GPUs per model copy, smallest first: the tensor-parallel degrees, then the largest one
+    times 2, 3, ... pipeline stages (one per server)."""
+    degrees = tensor_parallel_degrees(arch)
+    yield from degrees
+    stages = 2
+    while degrees[-1] * stages <= MAX_GPUS:
+        yield degrees[-1] * stages
+        stages += 1
+
+
+def _copies_total(plan: _Plan, replica: int) -> Callable[[int], float]:
+    """Bytes per GPU with ``n`` copies of ``replica`` GPUs each."""
+    return lambda copies: plan.total_per_gpu(replica * copies, replica=replica)
+
+
+def _inference_layout(
+    plan: _Plan, arch: Architecture, usable_bytes: float
+) -> tuple[int | None, int]:
+    """(GPU count, GPUs per model copy) of the fewest GPUs that serve the requests: copies of
+    the weights split at a valid tensor-parallel degree, the requests' KV cache shared by all
+    GPUs. At equal counts the smaller copy wins (more copies, each a failover for the others).
+    Copies spread over servers (pipeline stages) only when no tensor-parallel copy fits."""
+    if not plan.tensor_parallel:
+        return _smallest_fitting(plan.total_per_gpu, usable_bytes), 1
+    best: tuple[int, int] | None = None
+    in_server = tensor_parallel_degrees(arch)
+    for replica in replica_sizes(arch):
+        if best is not None and (
+            replica >= best[0] or (replica not in in_server and best[1] in in_server)
+        ):
+            break  # pipeline stages across servers only when no copy fits one server
+        copies = _smallest_fitting(_copies_total(plan, replica), usable_bytes, MAX_GPUS // replica)
+        if copies is not None and (best is None or copies * replica < best[0]):
+            best = (copies * replica, replica)
+    return best if best is not None else (None, 1)
+
+
+def _min_gpus_detail(
+    plan: _Plan, usable_bytes: float, arch: Architecture
+) -> tuple[int | None, int, int]:
+    """(GPU count, ZeRO stage it assumes, GPUs per model copy: 1 in training). Training is
+    sized with its own sharding unless ZeRO-3 (fully sharded) needs fewer GPUs, e.g. when
+    plain data parallelism cannot hold the model states on one GPU at all; then ZeRO-3 is
+    assumed. Inference: ``_inference_layout``."""
     if not plan.training:
-        return _smallest_fitting(plan.total_per_gpu, usable_bytes), 0
+        n, replica = _inference_layout(plan, arch, usable_bytes)
+        return n, 0, replica
     own = _smallest_fitting(lambda g: plan.total_per_gpu(g, plan.stage), usable_bytes)
     if plan.stage == 3 or own == 1:
-        return own, plan.stage
+        return own, plan.stage, 1
     sharded = _smallest_fitting(lambda g: plan.total_per_gpu(g, 3), usable_bytes)
     if own is not None and (sharded is None or own <= sharded):
-        return own, plan.stage
-    return sharded, 3
+        return own, plan.stage, 1
+    return sharded, 3, 1
 
 
 def interconnect_gbps_per_gpu(workload: Workload, *, model_sharded: bool) -> int:
@@ -74,9 +132,9 @@ def min_gpus(
     Training that does not fit on one GPU with its own ``sharding`` (e.g. none) is sized with
     ZeRO-3 whenever that needs fewer GPUs; the explanation of ``size()`` says so."""
     validate_workload(workload)
-    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    model = _resolve_workload(workload)
     plan = _plan(workload, model)
-    return _min_gpus_detail(plan, usable_fraction * gpu_memory_gb * GB)[0]
+    return _min_gpus_detail(plan, usable_fraction * gpu_memory_gb * GB, model.arch)[0]
 
 
 # --- Reverse questions. -----------------------------------------------------------------------
@@ -124,7 +182,7 @@ def _inference_model(workload: Workload, gpus: int) -> _Model:
         raise WorkloadError(
             {"task": [Message(gettext_noop("this question is about inference workloads"))]}
         )
-    return _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    return _resolve_workload(workload)
 
 
 def max_context_length(workload: Workload, *, gpu: GpuProfile, gpus: int = 1) -> int:

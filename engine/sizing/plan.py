@@ -37,8 +37,11 @@ class _Plan:
     stage: int  # ZeRO stage (training)
     tensor_parallel: bool  # inference: split weights and KV; False: whole replicas
 
-    def per_gpu(self, gpus: int, stage: int | None = None) -> tuple[float, ...]:
-        """(weights, gradients, optimizer, activations, kv) bytes on one of ``gpus`` GPUs."""
+    def per_gpu(self, gpus: int, stage: int | None = None, replica: int = 0) -> tuple[float, ...]:
+        """(weights, gradients, optimizer, activations, kv) bytes on one of ``gpus`` GPUs.
+
+        Tensor-parallel inference: ``replica`` GPUs hold one copy of the weights (0: all
+        ``gpus``), and the requests, with their KV cache, are shared by every GPU."""
         share = math.ceil(self.batch / gpus)
         if self.training:
             s = self.stage if stage is None else stage
@@ -51,7 +54,7 @@ class _Plan:
             )
         if self.tensor_parallel:
             return (
-                self.weights / gpus,
+                self.weights / (replica or gpus),
                 0.0,
                 0.0,
                 self.activation_per_sample * self.batch / gpus,
@@ -59,8 +62,8 @@ class _Plan:
             )
         return (self.weights, 0.0, 0.0, self.activation_per_sample * share, 0.0)
 
-    def total_per_gpu(self, gpus: int, stage: int | None = None) -> float:
-        base = sum(self.per_gpu(gpus, stage))
+    def total_per_gpu(self, gpus: int, stage: int | None = None, replica: int = 0) -> float:
+        base = sum(self.per_gpu(gpus, stage, replica))
         return base + CUDA_CONTEXT_GB * GB + RUNTIME_OVERHEAD_FRACTION * base
 
 
@@ -121,7 +124,7 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
                 arch, t.sequence_length, t.gradient_checkpointing, precision, t.flash_attention
             )
         else:
-            elements = model.entry.activation_elements_per_sample if model.entry else None
+            elements = model.activation_elements_per_sample
             per_sample = (elements or 0) * 2.0 * _activation_precision_factor(precision)
             if t.gradient_checkpointing and arch.layers:
                 per_sample *= min(1.0, 2.0 / math.sqrt(arch.layers))
@@ -149,8 +152,8 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
         per_request = activation_bytes_per_layer(
             inf.sequence_length, 1, arch.hidden_size or 0, arch.attention_heads or 0
         ) * _activation_precision_factor(precision)
-    elif model.entry is not None:
-        elements = model.entry.inference_activation_elements_per_sample or 0
+    elif model.inference_activation_elements_per_sample is not None:
+        elements = model.inference_activation_elements_per_sample
         per_request = elements * 2.0 * _activation_precision_factor(precision)
     return _Plan(
         training=False,

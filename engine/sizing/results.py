@@ -75,3 +75,9 @@ class Sizing:
     gpus_for_deadline: int | None = None  # GPUs to finish within training.deadline_days
     gpus_for_target: int | None = None  # GPUs (whole replicas) for target_tokens_per_second
     mfu: float = DEFAULT_MFU
+    # Inference: GPUs holding one copy of the model (tensor x pipeline parallel); ``gpus`` is a
+    # whole number of copies. 1: each GPU holds a whole copy, and in training.
+    replica_gpus: int = 1
+    # Serving a diffusion or vision model: images per second on ``gpus`` x the GpuProfile given
+    # (compute-bound); None otherwise.
+    images_per_second: float | None = None

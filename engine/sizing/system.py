@@ -42,16 +42,17 @@ def _system_side(
     hours: float | None,
 ) -> tuple[float, float, float, int]:
     weights16_gb = model.parameters * 2.0 / GB  # one 16-bit copy of the weights
-    dataset_gb = _dataset_gb(workload)
-    storage = _storage_gb(ex, workload, model, whole, dataset_gb, weights16_gb)
-    read = _read_mbs(ex, workload, whole, gpus, hours, dataset_gb)
+    data_gb = dataset_gb(workload)
+    storage = _storage_gb(ex, workload, model, whole, data_gb, weights16_gb)
+    read = _read_mbs(ex, workload, whole, gpus, hours, data_gb)
     kind = workload.data.kind if workload.data is not None else None
     cores = _cpu_cores(ex, kind, gpus_in_node)
     ram = _system_ram_gb(ex, kind, gpus, gpus_in_node, model_sharded, weights16_gb)
     return ram, storage, read, cores
 
 
-def _dataset_gb(workload: Workload) -> float:
+def dataset_gb(workload: Workload) -> float:
+    """The data set's size in GB (10^9 bytes): given, or items x a typical item size."""
     data = workload.data
     # Dataset size.
     dataset_gb = 0.0

@@ -16,6 +16,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
+from engine.serving import Verdict
 from engine.workload import Precision
 from gpuquote.env import env_bool, env_int, env_list, env_str
 
@@ -227,8 +228,12 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "gpuquote.api.schema_hooks.problem_media_type_for_errors",
     ],
-    # The same precisions name both the weights and the KV cache: one schema component.
-    "ENUM_NAME_OVERRIDES": {"PrecisionEnum": [p.value for p in Precision]},
+    # The same precisions name both the weights and the KV cache: one schema component. The
+    # same verdicts (good/fair/poor) judge the decode speed and the time to first token.
+    "ENUM_NAME_OVERRIDES": {
+        "PrecisionEnum": [p.value for p in Precision],
+        "VerdictEnum": [v.value for v in Verdict],
+    },
 }
 
 # Rate limits on the anonymous HTML endpoints (django-ratelimit), per client address (the API's

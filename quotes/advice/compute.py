@@ -3,7 +3,8 @@ the checklist, against the current catalog and regional assumptions.
 
 Sizing and the builder's options for the workload, then the TCO of the balanced option (or the
 only one), the job on the recommended GPUs and on a single consumer workstation card for
-comparison. Engine objects throughout: nothing is turned into dicts and read back.
+comparison, and what each option delivers (``engine.serving``). Engine objects throughout:
+nothing is turned into dicts and read back.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from engine.builder import Environment, Option, Tier
 from engine.model_registry import get_model
 from engine.money import Money
 from engine.parts import GpuClass, GpuSpec
+from engine.serving import options_performance
 from engine.workload import Workload, workload_from_dict
+from quotes.advice.inputs import Uptime
 from quotes.advice.result import AdviceInputs, AdviceResult, GpuChoice, ModelSummary, PriceAge
 from quotes.advice.selectors import advice_get, assumptions_get, tco_get
 
@@ -60,6 +63,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         currency=currency,
         budget=None if inputs.budget is None else Money(inputs.budget, currency),
         growth_gpus=inputs.growth_gpus,
+        always_on=inputs.uptime == Uptime.ALWAYS_ON,
     )
     chosen = _chosen(advice.build.options)
     tco = None
@@ -103,4 +107,5 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             for sku, age in sorted(ages.items())
             if sku in built_skus
         },
+        performance=options_performance(workload, advice.build.options, gpus),
     )

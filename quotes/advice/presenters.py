@@ -15,10 +15,11 @@ from typing import Any
 from django.utils.translation import gettext
 
 from engine.assumptions import Assumption
-from engine.builder import BuildResult, Option
+from engine.builder import BuildResult, Option, Tier
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
+from engine.serving import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
 from engine.tco import BreakEven, OptionCost, TcoResult
 from quotes.advice.result import AdviceResult
@@ -146,6 +147,9 @@ def sizing_to_dict(sizing: Sizing) -> dict[str, Any]:
         if sizing.tokens_per_second is None
         else number(sizing.tokens_per_second, 1),
         "gpus_for_target": sizing.gpus_for_target,
+        "images_per_second": None
+        if sizing.images_per_second is None
+        else number(sizing.images_per_second, 3),
         "system_ram_gb": number(sizing.system_ram_gb),
         "storage_gb": number(sizing.storage_gb),
         "storage_read_mbs": number(sizing.storage_read_mbs),
@@ -176,11 +180,77 @@ def model_entry_to_dict(entry: ModelEntry) -> dict[str, Any]:
     }
 
 
+# --- What an option delivers --------------------------------------------------------------------
+
+
+def performance_to_dict(performance: Performance) -> dict[str, Any]:
+    """Per-user decode speed and time to first token, images/s, training time against the
+    deadline and the software stack of an option; ``lines`` are the short answers to show."""
+    serving, images, training, software = (
+        performance.serving,
+        performance.images,
+        performance.training,
+        performance.software,
+    )
+    return {
+        "gpu": performance.gpu_name,
+        "gpus": performance.gpus,
+        "serving": None
+        if serving is None
+        else {
+            "gpus_per_replica": serving.gpus_per_replica,
+            "replicas": serving.replicas,
+            "users": serving.users,
+            "users_per_replica": serving.users_per_replica,
+            "prompt_tokens": serving.prompt_tokens,
+            "answer_tokens": serving.answer_tokens,
+            "tokens_per_second_per_user": number(serving.tokens_per_second_per_user, 1),
+            "tokens_per_second": number(serving.tokens_per_second, 1),
+            "time_to_first_token_s": number(serving.time_to_first_token_s, 3),
+            "memory_bound": serving.memory_bound,
+            "speed": str(serving.speed),
+            "first_token": str(serving.first_token),
+        },
+        "images": None
+        if images is None
+        else {
+            "images_per_second": number(images.images_per_second, 3),
+            "seconds_per_image": number(images.seconds_per_image, 2),
+            "steps": images.steps,
+            "flops_per_image": images.flops_per_image,
+        },
+        "training": None
+        if training is None
+        else {
+            "hours": number(training.hours, 1),
+            "deadline_days": training.deadline_days,
+            "meets_deadline": training.meets_deadline,
+        },
+        "software": None
+        if software is None
+        else {
+            "vendor": software.vendor,
+            "platform": software.platform,
+            "statement": text(software.statement),
+            "sources": list(software.sources),
+            "seen_on": software.seen_on.isoformat(),
+        },
+        "lines": [text(line) for line in performance.lines],
+        "explanations": explanations_to_list(performance.explanations),
+    }
+
+
 # --- Configurations ----------------------------------------------------------------------------
 
 
-def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``price_ages``: SKU -> (observed_on, stale), to date each price and flag stale ones."""
+def option_to_dict(
+    option: Option,
+    price_ages: Mapping[str, Any] | None = None,
+    performance: Mapping[Tier, Performance] | None = None,
+) -> dict[str, Any]:
+    """``price_ages``: SKU -> (observed_on, stale), to date each price and flag stale ones.
+    ``performance``: what each tier delivers; given, the option gets a ``performance`` object
+    (null when its GPU is not known)."""
     totals = option.totals
     ages = price_ages or {}
 
@@ -196,6 +266,7 @@ def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) 
             "sku": line.sku,
             "name": line.name,
             "quantity": line.quantity,
+            "scope": line.scope,
             "role": line.role,
             "unit_price": amount(line.unit_price),
             **age(line.sku),
@@ -204,7 +275,7 @@ def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) 
         }
         for line in option.parts
     ]
-    return {
+    body: dict[str, Any] = {
         "tier": str(option.tier),
         "servers": option.servers,
         "parts": parts,
@@ -217,6 +288,7 @@ def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) 
             "power_w": totals.power_w,
             "power_sized_w": totals.power_sized_w,
             "rack_units": totals.rack_units,
+            "cluster_power_w": totals.cluster_power_w,
             "price": amount(totals.price),
             "managed_monthly_price": amount(totals.managed_monthly_price),
             "currency": totals.currency,
@@ -230,15 +302,23 @@ def option_to_dict(option: Option, price_ages: Mapping[str, Any] | None = None) 
             }
             for check in option.checks
         ],
+        "notes": [text(note) for note in option.notes],
     }
+    if performance is not None:
+        found = performance.get(option.tier)
+        body["performance"] = None if found is None else performance_to_dict(found)
+    return body
 
 
 def build_to_dict(
-    result: BuildResult, price_ages: Mapping[str, Any] | None = None
+    result: BuildResult,
+    price_ages: Mapping[str, Any] | None = None,
+    performance: Mapping[Tier, Performance] | None = None,
 ) -> dict[str, Any]:
     return {
-        "options": [option_to_dict(option, price_ages) for option in result.options],
+        "options": [option_to_dict(option, price_ages, performance) for option in result.options],
         "unmet": [text(message) for message in result.unmet],
+        "notes": [text(message) for message in result.notes],
     }
 
 
@@ -270,4 +350,7 @@ def result_to_dict(result: AdviceResult) -> dict[str, Any]:
         if result.on_workstation is None
         else sizing_to_dict(result.on_workstation),
         "defaults": _defaults(result.defaults),
+        "performance": {
+            str(tier): performance_to_dict(found) for tier, found in result.performance.items()
+        },
     }

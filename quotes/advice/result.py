@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
+from engine.serving import Performance
 from engine.sizing import Sizing
 from engine.tco import TcoResult
 
@@ -77,6 +79,9 @@ class AdviceResult:
     on_workstation: Sizing | None
     defaults: tuple[Assumption, ...]  # the regional defaults shown beside the customer's values
     price_ages: Mapping[str, PriceAge]  # SKU -> the date of the price each part was built with
+    # What each option delivers (decode speed, images/s, training time, software stack); empty
+    # in results stored before it was computed.
+    performance: Mapping[Tier, Performance] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def chosen(self) -> Option | None:

@@ -51,14 +51,17 @@ def advice_get(
     currency: str,
     budget: Money | None = None,
     growth_gpus: int = 0,
+    always_on: bool = False,
 ) -> Advice:
-    """Sizing and the builder's options for a workload, against the current catalog."""
+    """Sizing and the builder's options for a workload, against the current catalog;
+    ``always_on``: the service runs around the clock (N+1 in production)."""
     return advise(
         workload,
         catalog_snapshot_get(currency=currency),
         environment=environment,
         budget=budget,
         growth_gpus=growth_gpus,
+        always_on=always_on,
     )
 
 

@@ -8,17 +8,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalog.selectors import price_ages_get
+from catalog.selectors import catalog_snapshot_get, price_ages_get
 from engine.advice import gpu_profile, tco_configuration
 from engine.assumptions import AssumptionError
 from engine.builder import Environment, Tier
 from engine.builder import Option as BuiltOption
 from engine.model_registry import all_models
 from engine.money import Money
+from engine.serving import Performance, option_performance, options_performance
 from engine.sizing import min_gpus, size
 from engine.tco import TcoInputError
 from gpuquote.api.errors import InputError
-from quotes.advice.inputs import DEFAULT_CURRENCY
+from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (
     build_to_dict,
     model_entry_to_dict,
@@ -108,8 +109,12 @@ class ConfigurationsView(APIView):
             currency=currency,
             budget=None if budget is None else Money(budget, currency),
             growth_gpus=envelope["growth_gpus"],
+            always_on=envelope.get("uptime") == Uptime.ALWAYS_ON,
         )
-        return Response(build_to_dict(advice.build, price_ages_get(currency=currency)))
+        performance = options_performance(
+            workload, advice.build.options, catalog_snapshot_get(currency=currency).gpus
+        )
+        return Response(build_to_dict(advice.build, price_ages_get(currency=currency), performance))
 
 
 class TcoView(APIView):
@@ -122,9 +127,12 @@ class TcoView(APIView):
     def post(self, request: Request) -> Response:
         envelope = validated(TcoInput, request.data)
         built = None
+        performance: dict[Tier, Performance] = {}
         if envelope.get("workload") is not None:
-            built = _build_for_tco(envelope)
+            built, found = _build_for_tco(envelope)
             configuration = tco_configuration(built)
+            if found is not None:
+                performance[built.tier] = found
         else:
             configuration = configuration_parse(envelope["configuration"])
         currency = envelope.get("currency") or configuration.price.currency
@@ -145,12 +153,15 @@ class TcoView(APIView):
             raise InputError({exc.field: [text(exc.message)]}) from exc
         body = tco_to_dict(result)
         if built is not None:
-            body["configuration"] = option_to_dict(built, price_ages_get(currency=currency))
+            body["configuration"] = option_to_dict(
+                built, price_ages_get(currency=currency), performance
+            )
         return Response(body)
 
 
-def _build_for_tco(envelope: dict) -> BuiltOption:
-    """The balanced option for a workload (the budget one when it is the only one)."""
+def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None]:
+    """The balanced option for a workload (the budget one when it is the only one), and what it
+    delivers."""
     workload = workload_parse(envelope["workload"], prefix="workload")
     currency = envelope.get("currency") or DEFAULT_CURRENCY
     advice = advice_get(
@@ -160,4 +171,5 @@ def _build_for_tco(envelope: dict) -> BuiltOption:
     chosen = options.get(Tier.BALANCED) or next(iter(options.values()), None)
     if chosen is None:
         raise InputError({"workload": [text(message) for message in advice.build.unmet]})
-    return chosen
+    gpus = catalog_snapshot_get(currency=currency).gpus
+    return chosen, option_performance(workload, chosen, gpus)

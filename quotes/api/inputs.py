@@ -24,6 +24,7 @@ from quotes.advice.inputs import (
     CURRENCIES,
     DEFAULT_CURRENCY,
     GROWTH_GPUS_MAX,
+    UPTIMES,
 )
 from quotes.advice.presenters import text
 
@@ -55,6 +56,7 @@ class ConfigurationInput(serializers.Serializer):
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default=DEFAULT_CURRENCY)
     growth_gpus = BoundedIntegerField(default=0, min_value=0, max_value=GROWTH_GPUS_MAX)
+    uptime = serializers.ChoiceField(choices=list(UPTIMES), required=False)
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

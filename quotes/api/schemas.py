@@ -10,7 +10,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from engine.builder import Environment
-from engine.model_registry import Modality
+from engine.model_registry import Modality, ModelKind
+from engine.serving import Verdict
 from engine.workload import (
     LIMITS,
     DataKind,
@@ -36,6 +37,7 @@ from quotes.advice.inputs import (
     MAX_UTILIZATION,
     MIN_HORIZON_YEARS,
     MIN_UTILIZATION,
+    UPTIMES,
 )
 
 
@@ -100,6 +102,13 @@ class WorkloadSchema(serializers.Serializer):
     task = serializers.ChoiceField(choices=[t.value for t in Task])
     model = serializers.CharField(required=False, help_text="A registry id: GET /api/v1/models/.")
     parameters_billions = _ranged("parameters_billions")
+    model_kind = _choice(
+        ModelKind,
+        "With parameters_billions: what the model is (default decoder). decoder: a generative "
+        "language model (KV cache); encoder: BERT, embedders, rerankers (no KV cache); "
+        "diffusion: image generation (per-image memory, images/s); vision: classification or "
+        "detection. A registry model has its own kind.",
+    )
     architecture = ArchitectureSchema(required=False)
     precision = _choice(Precision)
     training = TrainingSchema(required=False)
@@ -155,6 +164,11 @@ class SizingResponseSchema(serializers.Serializer):
     gpus_for_deadline = serializers.IntegerField(allow_null=True)
     tokens_per_second = serializers.FloatField(allow_null=True)
     gpus_for_target = serializers.IntegerField(allow_null=True)
+    images_per_second = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        help_text="Serving a diffusion or vision model on the GPU given: images per second.",
+    )
     max_context_length = serializers.IntegerField(required=False, allow_null=True)
     max_concurrent_requests = serializers.IntegerField(required=False, allow_null=True)
     system_ram_gb = serializers.FloatField()
@@ -193,6 +207,12 @@ class ConfigurationRequestSchema(serializers.Serializer):
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
     growth_gpus = BoundedIntegerField(required=False, min_value=0, max_value=GROWTH_GPUS_MAX)
+    uptime = serializers.ChoiceField(
+        choices=list(UPTIMES),
+        required=False,
+        help_text="always_on: a production service keeps one spare server (N+1) so that it "
+        "survives a server failing. Omitted: no spare.",
+    )
 
 
 class PartLineSchema(serializers.Serializer):
@@ -200,6 +220,11 @@ class PartLineSchema(serializers.Serializer):
     sku = serializers.CharField()
     name = serializers.CharField()
     quantity = serializers.IntegerField(help_text="Per server.")
+    scope = serializers.ChoiceField(
+        choices=["server", "cluster"],
+        help_text="server: the quantity is per server; cluster: the quantity is for the whole "
+        "cluster (switches, cables and optics, shared storage servers).",
+    )
     role = serializers.CharField()
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     price_date = serializers.DateField(allow_null=True, help_text="When this price was observed.")
@@ -222,6 +247,9 @@ class TotalsSchema(serializers.Serializer):
     power_w = serializers.IntegerField(help_text="Full-load draw of one server, W.")
     power_sized_w = serializers.IntegerField(help_text="What one server's supplies must deliver.")
     rack_units = serializers.IntegerField()
+    cluster_power_w = serializers.IntegerField(
+        help_text="Full-load draw of the cluster's switches, optics and storage servers, W."
+    )
     price = serializers.DecimalField(max_digits=14, decimal_places=2)
     managed_monthly_price = serializers.DecimalField(
         max_digits=14, decimal_places=2, allow_null=True
@@ -236,6 +264,66 @@ class CheckSchema(serializers.Serializer):
     detail = serializers.CharField()
 
 
+class ServingSpeedSchema(serializers.Serializer):
+    gpus_per_replica = serializers.IntegerField(help_text="GPUs per model copy (tensor parallel).")
+    replicas = serializers.IntegerField(help_text="Model copies; the users are shared by them.")
+    users = serializers.IntegerField(help_text="Concurrent users (requests), all copies.")
+    users_per_replica = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField(help_text="Assumed: 3/4 of the context length.")
+    answer_tokens = serializers.IntegerField()
+    tokens_per_second_per_user = serializers.FloatField(
+        help_text="Decode speed each user sees with every user served at once, at the full "
+        "context (the slowest point of an answer)."
+    )
+    tokens_per_second = serializers.FloatField(help_text="All users together.")
+    time_to_first_token_s = serializers.FloatField(
+        help_text="The prompt's prefill on one model copy; queueing not counted."
+    )
+    memory_bound = serializers.BooleanField()
+    speed = serializers.ChoiceField(
+        choices=[v.value for v in Verdict],
+        help_text="good: 10 tokens/s or more; fair: at least reading speed (5.3); poor: slower.",
+    )
+    first_token = serializers.ChoiceField(
+        choices=[v.value for v in Verdict],
+        help_text="good: within 1 s; fair: within 10 s; poor: longer (Nielsen's limits).",
+    )
+
+
+class ImageSpeedSchema(serializers.Serializer):
+    images_per_second = serializers.FloatField(help_text="All GPUs, one image at a time each.")
+    seconds_per_image = serializers.FloatField(help_text="One image on one GPU.")
+    steps = serializers.IntegerField(help_text="Denoising steps (1: not a diffusion model).")
+    flops_per_image = serializers.FloatField()
+
+
+class TrainingTimeSchema(serializers.Serializer):
+    hours = serializers.FloatField(help_text="On all the option's GPUs, at the stated MFU.")
+    deadline_days = serializers.FloatField(allow_null=True)
+    meets_deadline = serializers.BooleanField(allow_null=True, help_text="null: no deadline.")
+
+
+class SoftwareStackSchema(serializers.Serializer):
+    vendor = serializers.CharField()
+    platform = serializers.CharField(help_text="CUDA (NVIDIA) or ROCm (AMD).")
+    statement = serializers.CharField()
+    sources = serializers.ListField(child=serializers.CharField())
+    seen_on = serializers.DateField(help_text="When the sources were read.")
+
+
+class PerformanceSchema(serializers.Serializer):
+    gpu = serializers.CharField()
+    gpus = serializers.IntegerField()
+    serving = ServingSpeedSchema(allow_null=True, help_text="Serving a language model.")
+    images = ImageSpeedSchema(allow_null=True, help_text="Image generation or classification.")
+    training = TrainingTimeSchema(allow_null=True, help_text="Training, against the deadline.")
+    software = SoftwareStackSchema(allow_null=True)
+    lines = serializers.ListField(
+        child=serializers.CharField(), help_text="The short answers, in the reader's language."
+    )
+    explanations = ExplanationSchema(many=True)
+
+
 class OptionSchema(serializers.Serializer):
     tier = serializers.ChoiceField(choices=["budget", "balanced", "performance"])
     servers = serializers.IntegerField()
@@ -243,11 +331,26 @@ class OptionSchema(serializers.Serializer):
     stale_prices = serializers.BooleanField()
     totals = TotalsSchema()
     checks = CheckSchema(many=True)
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="How the cluster's network and shared storage were designed, with figures.",
+    )
+    performance = PerformanceSchema(
+        required=False,
+        allow_null=True,
+        help_text="What the option delivers: per-user decode speed and time to first token, "
+        "images/s, training time against the deadline, and the GPUs' software stack.",
+    )
 
 
 class ConfigurationResponseSchema(serializers.Serializer):
     options = OptionSchema(many=True)
     unmet = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Why a tier is not offered: it would repeat a cheaper option, or no other "
+        "build does the job better within its price band without idle GPUs.",
+    )
 
 
 class TcoRequestSchema(serializers.Serializer):

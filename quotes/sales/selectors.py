@@ -189,10 +189,16 @@ def quote_server_review_get(
         )
         for spec in group
     }
+    # Switches, cables and storage servers serve the whole cluster: not parts of a server.
+    cluster = {
+        spec.sku
+        for group in (snapshot.switches, snapshot.cables, snapshot.storage_servers)
+        for spec in group
+    }
     parts = [
         QuotedPart(sku=line.sku, spec=specs.get(line.sku), quantity=line.quantity, role=line.role)
         for line in lines
-        if line.kind == "part" and line.sku
+        if line.kind == "part" and line.sku and line.sku not in cluster
     ]
     needs, environment = _needs(quote)
     return server_review(parts, needs=needs, environment=environment, currency=quote.currency)

@@ -16,11 +16,13 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from engine import rules
+from engine.configuration import PartScope
+from engine.fabric import LINE_ROLE_LABELS, LineRole
 from engine.i18n import Message
 from engine.money import Money
 from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.checklist import checklist_evaluate
-from quotes.advice.presenters import result_to_dict
+from quotes.advice.presenters import result_to_dict, text
 from quotes.advice.result import AdviceResult
 from quotes.models import WizardResult
 from quotes.pdf import charts
@@ -76,6 +78,7 @@ MEMORY_LABELS = {
     "kv_cache": _("KV cache (context of each request)"),
     "overhead": _("Runtime overhead"),
 }
+DRIVE_ROLE_LABELS = {"boot": _("system"), "data": _("data")}
 PART_KIND_LABELS = {
     "chassis": _("Chassis"),
     "gpu": _("GPU"),
@@ -83,6 +86,9 @@ PART_KIND_LABELS = {
     "memory": _("Memory"),
     "drive": _("Drive"),
     "nic": _("Network card"),
+    "switch": _("Network switch"),
+    "cable": _("Cable or optic"),
+    "storage_server": _("Shared storage server"),
 }
 GOAL_LABELS = {
     "inference": _("Running"),
@@ -149,14 +155,30 @@ def _money(currency: str):
     return fmt
 
 
+def _role_label(role: str) -> str:
+    """A part's role in the reader's language: a cluster role (leaf switch, uplink...) or a
+    drive's (boot, data)."""
+    if role in LINE_ROLE_LABELS:
+        return text(LINE_ROLE_LABELS[LineRole(role)])
+    return str(DRIVE_ROLE_LABELS.get(role, role))
+
+
+def _total_quantity(line: Mapping[str, Any], servers: int) -> int:
+    """How many to buy: a server part times the servers, a cluster part (switch, cable,
+    storage server) once for the whole cluster."""
+    quantity = int(line["quantity"])
+    return quantity if line.get("scope") == PartScope.CLUSTER else quantity * servers
+
+
 def _option_view(option: Mapping[str, Any], currency: str, chosen: str | None) -> dict[str, Any]:
     servers = option["servers"]
     parts = [
         {
             **line,
             "kind_label": PART_KIND_LABELS.get(line["kind"], line["kind"]),
-            "total_quantity": line["quantity"] * servers,
-            "line_total": Decimal(line["unit_price"]) * line["quantity"] * servers,
+            "role_label": _role_label(line["role"]),
+            "total_quantity": _total_quantity(line, servers),
+            "line_total": Decimal(line["unit_price"]) * _total_quantity(line, servers),
         }
         for line in option["parts"]
     ]
@@ -183,6 +205,20 @@ def _option_view(option: Mapping[str, Any], currency: str, chosen: str | None) -
         "all_passed": all(check["passed"] for check in checks),
         "gpu": gpu,
         "currency": currency,
+    }
+
+
+def _performance_view(advice: AdviceResult, tier: str) -> dict[str, Any] | None:
+    """What an option delivers, its numbers in the reader's locale (``engine.serving``)."""
+    found = next((p for key, p in advice.performance.items() if str(key) == tier), None)
+    if found is None:
+        return None
+    return {
+        "lines": [localized_text(line) for line in found.lines],
+        "explanations": [
+            {"text": localized_text(item.message), "source": item.source}
+            for item in found.explanations
+        ],
     }
 
 
@@ -329,7 +365,10 @@ def _answer_rows(result: WizardResult, advice: AdviceResult) -> list[dict[str, s
                 continue
             if name == "model":
                 shown = advice.model.name or gettext("another model")
-            elif name == "parameters_billions" and result.answers[step].get("model") != "custom":
+            elif (
+                name in ("parameters_billions", "model_kind")
+                and result.answers[step].get("model") != "custom"
+            ):
                 continue
             elif isinstance(value, bool):
                 shown = gettext("yes") if value else gettext("no")
@@ -363,6 +402,8 @@ def result_context(
     build = texts["build"]
     chosen_tier = None if advice.chosen_tier is None else str(advice.chosen_tier)
     options = [_option_view(option, currency, chosen_tier) for option in build["options"]]
+    for option in options:
+        option["performance"] = _performance_view(advice, option["tier"])
     chosen = next((option for option in options if option["chosen"]), None)
     tco = None if texts["tco"] is None else _tco_view(texts["tco"], currency)
     on_recommended = texts["on_recommended"]
@@ -393,6 +434,7 @@ def result_context(
         "options": options,
         "chosen": chosen,
         "unmet": build["unmet"],
+        "tier_notes": build["notes"],
         "tco": tco,
         "is_training": is_training,
         "on_recommended": on_recommended,

@@ -12,10 +12,12 @@ from typing import Any
 from engine.money import Money
 from engine.parts import (
     Availability,
+    CableSpec,
     CatalogSnapshot,
     ChassisSpec,
     Cooling,
     CpuSpec,
+    DriveFormFactor,
     DriveKind,
     DriveSpec,
     FormFactor,
@@ -23,6 +25,8 @@ from engine.parts import (
     GpuSpec,
     MemorySpec,
     NicSpec,
+    StorageServerSpec,
+    SwitchSpec,
 )
 
 CURRENCY = "EUR"
@@ -262,6 +266,7 @@ def boot_ssd(**overrides: Any) -> DriveSpec:
         "write_mbs": 1000,
         "power_w": 8.0,
         "price": 120,
+        "form_factor": DriveFormFactor.M2,
     }
     return drive(**(fields | overrides))
 
@@ -348,7 +353,8 @@ def pcie_chassis(**overrides: Any) -> ChassisSpec:
 
 
 def snapshot(*parts: Any, currency: str = CURRENCY) -> CatalogSnapshot:
-    """A snapshot from parts of any kind, sorted into their tuples by type."""
+    """A snapshot from parts of any kind, sorted into their tuples by type: server parts and the
+    cluster's switches, cables and storage servers (tests/engine/cluster_parts.py)."""
     kinds: dict[type, list[Any]] = {
         GpuSpec: [],
         CpuSpec: [],
@@ -356,6 +362,9 @@ def snapshot(*parts: Any, currency: str = CURRENCY) -> CatalogSnapshot:
         DriveSpec: [],
         NicSpec: [],
         ChassisSpec: [],
+        SwitchSpec: [],
+        CableSpec: [],
+        StorageServerSpec: [],
     }
     for part in parts:
         kinds[type(part)].append(part)
@@ -367,4 +376,7 @@ def snapshot(*parts: Any, currency: str = CURRENCY) -> CatalogSnapshot:
         drives=tuple(kinds[DriveSpec]),
         nics=tuple(kinds[NicSpec]),
         chassis=tuple(kinds[ChassisSpec]),
+        switches=tuple(kinds[SwitchSpec]),
+        cables=tuple(kinds[CableSpec]),
+        storage_servers=tuple(kinds[StorageServerSpec]),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine import rules
 from engine.builder import ServerConfiguration, check_configuration
-from engine.parts import FormFactor
+from engine.parts import DriveFormFactor, FormFactor
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import check, fits, needs
 
@@ -18,7 +18,12 @@ def test_check_configuration_reports_every_rule_for_a_hand_built_server():
     # A desktop CPU in the wrong socket, one data drive on SATA, no boot mirror, in production
     desktop = make.cpu(sku="CPU-RYZEN", name="Ryzen 9", socket="AM5", server_grade=False)
     sata = make.drive(
-        sku="SATA-3.84", name="3.84 TB SATA", kind="sata_ssd", capacity_tb=3.84, read_mbs=550
+        sku="SATA-3.84",
+        name="3.84 TB SATA",
+        kind="sata_ssd",
+        capacity_tb=3.84,
+        read_mbs=550,
+        form_factor=DriveFormFactor.SATA,
     )
     config = ServerConfiguration(
         servers=1,
@@ -40,9 +45,10 @@ def test_check_configuration_reports_every_rule_for_a_hand_built_server():
         rules.CPU_SERVER_GRADE: "The Ryzen 9 fits socket AM5; the 2U 4-GPU PCIe has LGA4677.",
         rules.MEMORY_POPULATION: "16 DIMMs cannot fill the 24 channels (2 CPUs x 12) evenly.",
         rules.STORAGE_NVME: "The 3.84 TB SATA is a SATA SSD drive; data needs NVMe.",
+        # Production mirrors its data drives: 3,840 GB raw / 2 copies = 1,920 GB usable
         rules.STORAGE_CAPACITY: (
-            "3840 GB of data storage per server, less than the 4000 GB needed (4000 GB over 1 "
-            "servers)."
+            "1920 GB of usable data storage per server, less than the 4000 GB needed (4000 GB "
+            "for the whole job, 1 servers)."
         ),
         rules.STORAGE_THROUGHPUT: (
             "The data drives read 550 MB/s per server, less than the 6000 MB/s needed."

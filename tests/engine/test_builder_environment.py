@@ -33,13 +33,20 @@ SMALL_JOB = fits(GPU_RTX_4090=(2, 20.0), GPU_L40S=(1, 30.0))
 def test_production_rejects_the_rtx_4090():
     result = build_options(needs(SMALL_JOB), consumer_catalog(make.rtx_4090(), make.l40s()))
 
-    # 12,000 + 8,000 + 2 x 1,000 + 16 x 80 (256 GB >= 2 x 48) + 2 x 120 + 900
+    # 12,000 + 8,000 + 2 x 1,000 + 16 x 80 (256 GB >= 2 x 48) + 2 x 120 boot + 2 x 900 data:
+    # production mirrors its data, so 2 x 7.68 TB (7,680 GB usable >= 4,000 GB). They read
+    # 14,000 MB/s, already twice the 6,000 needed: the balanced comfort build is the same.
     assert [(o.tier, o.totals.price) for o in result.options] == [
-        (Tier.BUDGET, make.eur("24420.00")),
-        (Tier.BALANCED, make.eur("25320.00")),  # a second drive for twice the throughput
+        (Tier.BUDGET, make.eur("25320.00")),
     ]
     assert all(check(o, rules.PRODUCTION_GPU).passed for o in result.options)
     assert {p.sku for o in result.options for p in o.parts if p.kind == "gpu"} == {"GPU-L40S"}
+    assert rendered(result.notes) == [
+        "No separate balanced option: the budget option already gives the most computing power "
+        "per euro within 1.5 times its price.",
+        "No separate performance option: the budget option is already the fastest build within 3 "
+        "times the budget option's price that does not leave more GPUs idle than the job uses.",
+    ]
 
 
 def test_production_with_only_consumer_cards_is_unmet():
@@ -83,21 +90,29 @@ def test_at_most_two_consumer_cards_per_server_spreads_four_over_two_servers():
             price=700,
         ),
     )
+    # Serving: each 24 GB card holds a whole copy of the model (20 GB), four copies in all
     job = needs(
         fits(GPU_RTX_4090=(4, 20.0)),
         environment=Environment.EXPERIMENT,
         interconnect_gbps_per_gpu=100,
+        serving=True,
     )
 
     [option] = build_options(job, catalog).options
 
-    # Per server: 12,000 + 2 x 1,800 + 2,000 + 16 x 80 + one 2-port NIC 700, and for half the
-    # job's 4 TB at 3,000 MB/s five 480 GB NVMe sticks (600) beat one 7.68 TB drive (900)
+    # Per server: 12,000 + 2 x 1,800 + 2 x 1,000 + 16 x 80 + one 7.68 TB drive 900 = 19,780.
+    # Each server loads the whole 4 TB (its own copies of the model) at half the 6,000 MB/s;
+    # the M.2 sticks only boot. Servers holding whole copies need no fabric: no NIC, no switch.
     assert option.servers == 2
-    assert ("drive", "M2-480", 5, "120.00", "data") in lines(option)
-    assert option.totals.price == make.eur("40360.00")
+    assert ("drive", "NVME-7.68", 1, "900.00", "data") in lines(option)
+    assert {p.kind for p in option.parts} == {"chassis", "gpu", "cpu", "memory", "drive"}
+    assert option.totals.price == make.eur("39560.00")
     assert check(option, rules.CONSUMER_LIMIT).detail.render() == (
         "2 consumer cards per server, within the limit of 2."
+    )
+    assert check(option, rules.INTERCONNECT).detail.render() == (
+        "Every server holds whole copies of the model and answers requests on its own: no GPU "
+        "fabric between servers is needed, only the front-end network."
     )
     four = ServerConfiguration(
         servers=1,
@@ -112,6 +127,21 @@ def test_at_most_two_consumer_cards_per_server_spreads_four_over_two_servers():
         data_drive_count=1,
     )
     assert check(check_configuration(four, job), rules.CONSUMER_LIMIT).passed is False
+
+
+def test_training_on_four_consumer_cards_is_not_spread_over_two_card_servers():
+    # The same four cards for training: two per server would make a sparse training cluster
+    # (fewer than 4 GPUs per server), and no chassis may hold more than two consumer cards.
+    catalog = make.snapshot(make.rtx_4090(), make.pcie_chassis(), *pcie_parts(), make.nic())
+    job = needs(fits(GPU_RTX_4090=(4, 20.0)), environment=Environment.EXPERIMENT)
+
+    result = build_options(job, catalog)
+
+    assert result.options == ()
+    assert rendered(result.unmet) == [
+        "Training the job on RTX 4090 GPUs spreads it over servers, and no chassis holds the 4 "
+        "or more of them a dense training server has: add a 4- or 8-GPU chassis."
+    ]
 
 
 def test_production_needs_a_spare_power_supply():

@@ -30,6 +30,8 @@ from engine.builder import (
     check_configuration,
     configuration_feasible,
 )
+from engine.configuration import shared_storage_needed
+from engine.fabric import design_fabric, design_shared_storage
 from engine.money import Money
 from engine.parts import (
     Availability,
@@ -40,6 +42,7 @@ from engine.parts import (
     GpuClass,
 )
 from tests.engine import catalog_factory as make
+from tests.engine.cluster_parts import infiniband_parts, network_snapshot, storage_server
 
 # The brute force makes each example cost up to a few hundred ms: 100 examples per run here (a
 # 1,500-example run passed when the builder was written). Raise it locally when changing the search.
@@ -206,8 +209,16 @@ def _several(part: Any, wild_max: int) -> st.SearchStrategy[tuple[Any, ...]]:
 
 @st.composite
 def catalogs(draw: st.DrawFn, wild: int = 2) -> CatalogSnapshot:
+    # The cluster's parts: none (no multi-server build can be networked), or a complete NDR
+    # InfiniBand set with a shared storage server.
+    cluster = (
+        network_snapshot(*infiniband_parts(), storage_server()) if draw(st.booleans()) else None
+    )
     return CatalogSnapshot(
         currency=make.CURRENCY,
+        switches=cluster.switches if cluster else (),
+        cables=cluster.cables if cluster else (),
+        storage_servers=cluster.storage_servers if cluster else (),
         gpus=draw(_several(gpus, wild)),
         chassis=draw(_several(chassis_specs, wild)),
         cpus=draw(_several(cpus, wild)),
@@ -217,14 +228,16 @@ def catalogs(draw: st.DrawFn, wild: int = 2) -> CatalogSnapshot:
     )
 
 
-def _fit_by_memory(job_gb: float, slack: float, most: int) -> Any:
-    """A job needing ``job_gb`` in total, split evenly; ``slack`` > 1 makes some fits too tight."""
+def _fit_by_memory(job_gb: float, slack: float, most: int, replica: int = 1) -> Any:
+    """A job needing ``job_gb`` in total, split evenly; ``slack`` > 1 makes some fits too tight;
+    ``replica``: GPUs per model copy when serving (the count is whole copies)."""
 
     def gpus_for(gpu: Any) -> GpuFit | None:
         count = max(1, math.ceil(job_gb / (gpu.memory_gb * 0.9)))
+        count = -(-count // replica) * replica
         if count > most:
             return None
-        return GpuFit(gpus=count, memory_per_gpu_gb=job_gb / count * slack)
+        return GpuFit(gpus=count, memory_per_gpu_gb=job_gb / count * slack, replica_gpus=replica)
 
     return gpus_for
 
@@ -234,12 +247,16 @@ def needs_for(draw: st.DrawFn, with_budget: bool = False) -> BuildNeeds:
     budget = None
     if with_budget and draw(st.booleans()):
         budget = make.eur(draw(st.integers(min_value=0, max_value=200_000)))
+    serving = draw(st.booleans())
     return BuildNeeds(
         gpus_for=_fit_by_memory(
             job_gb=draw(st.sampled_from([10.0, 30.0, 60.0, 100.0, 150.0])),
             slack=draw(st.sampled_from([1.0, 1.0, 1.0, 1.2])),
             most=draw(st.integers(min_value=2, max_value=8)),
+            replica=draw(st.sampled_from([1, 1, 2, 4])) if serving else 1,
         ),
+        serving=serving,
+        spare_servers=draw(st.sampled_from([0, 0, 1])) if serving else 0,
         environment=draw(st.sampled_from(list(Environment))),
         model_sharded=draw(st.booleans()),
         large_project=draw(st.sampled_from([False, False, True])),
@@ -292,7 +309,7 @@ def _brute_force(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
             if fit is None:
                 continue
             for per_server in range(1, chassis.gpu_slots + 1):
-                servers = -(-fit.gpus // per_server)
+                servers = -(-fit.gpus // per_server) + needs.spare_servers
                 gpu_cost = chassis.price.amount + per_server * gpu.price.amount
                 if worse(servers, gpu_cost):
                     continue
@@ -345,9 +362,43 @@ def _brute_force(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
                                         nic=nic,
                                         nic_count=nic_count,
                                     )
-                                    if configuration_feasible(config, needs):
-                                        best = servers * total
+                                    if not configuration_feasible(config, needs):
+                                        continue
+                                    shared = _cluster_cost(needs, catalog, config)
+                                    if shared is not None and not worse(
+                                        1, servers * total + shared
+                                    ):
+                                        best = servers * total + shared
     return best
+
+
+def _cluster_cost(
+    needs: BuildNeeds, catalog: CatalogSnapshot, config: ServerConfiguration
+) -> Decimal | None:
+    """What the servers share (fabric for their NICs, shared storage), as the search prices it
+    (engine.fabric); None when the catalog cannot build it."""
+    designs = []
+    if config.nic is not None:
+        designs.append(
+            design_fabric(
+                config.servers,
+                config.gpu_count,
+                config.nic.speed_gbps,
+                config.nic.infiniband,
+                catalog,
+                needs.environment is Environment.PRODUCTION,
+            )
+        )
+    if shared_storage_needed(needs, config.servers):
+        designs.append(design_shared_storage(needs.storage_gb, needs.storage_read_mbs, catalog))
+    cost = Decimal(0)
+    for design in designs:
+        if design is None:
+            continue
+        if design.unmet:
+            return None
+        cost += design.price.amount
+    return cost
 
 
 def _total(option: Any) -> Decimal:
@@ -372,6 +423,7 @@ def test_budget_option_is_the_true_cheapest(catalog, needs):
     else:
         assert result.unmet == ()
         budget = result.options[0]
+        event("networked cluster" if budget.servers > 1 else "one server")
         assert budget.tier is Tier.BUDGET
         assert _total(budget) == expected.quantize(Decimal("0.01"))
 

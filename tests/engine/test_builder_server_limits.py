@@ -78,7 +78,7 @@ def test_memory_of_the_wrong_generation_or_uneven_count_fails():
         dimm=make.dimm_gb(32, 150),
         dimm_count=16,
         data_drive=make.drive(),
-        data_drive_count=1,
+        data_drive_count=2,  # production mirrors its data: 2 x 7,680 / 2 = 7,680 GB usable
         boot_drive=make.boot_ssd(),
         boot_drive_count=2,
     )
@@ -172,10 +172,11 @@ def test_growth_slots_stay_free_and_are_powered_now():
     assert check(budget, rules.GPU_FIT_CHASSIS).detail.render() == (
         "2 PCIe GPUs in the 4 slots of the 2U 4-GPU PCIe, 2 free (2 kept for growth)."
     )
-    # 2 x 350 + 300 + 16 x 8 + 25 + 300 = 1,453 W; with 2 more L40S: 2,153 W x 1.25 = 2,692
-    assert (budget.totals.power_w, budget.totals.power_sized_w) == (1453, 2692)
+    # Two mirrored data drives: 2 x 350 + 2 x 150 + 16 x 8 + 2 x 25 + 300 = 1,478 W; with 2
+    # more L40S: 2,178 W x 1.25 = 2,722.5
+    assert (budget.totals.power_w, budget.totals.power_sized_w) == (1478, 2723)
     assert check(budget, rules.PCIE_LANES).detail.render() == (
-        "68 PCIe lanes needed (GPUs and growth slots 64, NICs 0, NVMe 4); the CPUs provide 160."
+        "72 PCIe lanes needed (GPUs and growth slots 64, NICs 0, NVMe 8); the CPUs provide 160."
     )
 
 

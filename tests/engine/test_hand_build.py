@@ -7,6 +7,7 @@ from typing import Any
 
 from engine import rules
 from engine.builder import Environment, build_options
+from engine.configuration import PartScope
 from engine.hand_build import (
     JOB_RULES,
     QuotedPart,
@@ -14,6 +15,7 @@ from engine.hand_build import (
     server_review,
 )
 from tests.engine import catalog_factory as make
+from tests.engine import cluster_parts as net
 from tests.engine.builder_cases import fits, hgx_catalog, hgx_needs, hgx_parts
 
 
@@ -28,11 +30,14 @@ def quoted(catalog: Any, *rows: tuple[str, int | str]) -> list[QuotedPart]:
 
 
 def option_as_quote_lines(option: Any, catalog: Any) -> list[QuotedPart]:
-    """What ``quote_create_from_request`` / ``quote_option_apply`` store: per-server x servers."""
+    """What ``quote_create_from_request`` / ``quote_option_apply`` store (per-server lines x
+    servers), as ``quote_server_review_get`` reads them back: the cluster's switches, cables and
+    storage servers are not parts of a server and are left out."""
     by_sku = specs(catalog)
     return [
-        QuotedPart(p.sku, by_sku[p.sku], Decimal(p.quantity * option.servers), p.role)
+        QuotedPart(p.sku, by_sku[p.sku], Decimal(p.total_quantity(option.servers)), p.role)
         for p in option.parts
+        if p.scope == PartScope.SERVER
     ]
 
 
@@ -41,17 +46,25 @@ def review(parts: list[QuotedPart], needs: Any = None, environment=Environment.P
 
 
 def test_a_builder_option_read_back_from_quote_lines_is_the_same_servers_and_passes():
-    catalog = make.snapshot(make.h100_sxm(), make.chassis(), *hgx_parts(), make.nic())
+    catalog = make.snapshot(
+        make.h100_sxm(), make.chassis(), *hgx_parts(), make.nic(), *net.infiniband_parts()
+    )
     needs = hgx_needs(gpus_for=fits(GPU_H100_SXM=(16, 60.0)))
     [option, *_] = build_options(needs, catalog).options
     assert option.servers == 2
+    assert {p.kind for p in option.parts if p.scope == PartScope.CLUSTER} == {"switch", "cable"}
 
     result = review(option_as_quote_lines(option, catalog), needs)
 
     assert result.problems == ()
     assert result.configuration.servers == 2
     assert result.configuration.gpu_count == 8
-    assert result.configuration.boot_drive_count == 2  # the smaller drive read as the boot pair
+    assert result.configuration.boot_drive_count == 2  # the line the builder marked "boot"
+    data = next(p for p in option.parts if p.role == "data")
+    assert (result.configuration.data_drive.sku, result.configuration.data_drive_count) == (
+        data.sku,
+        data.quantity,
+    )
     assert [c.rule for c in result.checks] == list(rules.RULE_ORDER)
     assert result.passed, [c.detail.render() for c in result.checks if not c.passed]
 

@@ -13,12 +13,14 @@ import pytest
 
 from engine.sizing import (
     USABLE_MEMORY_FRACTION,
+    GpuProfile,
     max_concurrent_requests,
     max_context_length,
     min_gpus,
     size,
 )
 from engine.workload import (
+    Architecture,
     Data,
     DataKind,
     Inference,
@@ -34,14 +36,48 @@ from tests.engine.sizing_figures import GB, H100, LLAMA2_7B, LLAMA31_8B_WEIGHTS_
 # --- Minimum GPUs and the reverse questions ------------------------------------------------------
 
 
-def test_llama31_70b_bf16_needs_three_80gb_gpus():
-    # Weights 141.1 GB + KV 1.34 GB (4,096 tokens): 3 GPUs hold 47.5 GB each (+10% + 1 GB
-    # = 53.2 GB <= 72 GB usable); 2 GPUs would need 79.4 GB.
+def test_llama31_70b_bf16_needs_four_80gb_gpus_at_a_valid_tensor_parallel_degree():
+    # Weights 141.1 GB + KV 1.34 GB (4,096 tokens): 3 GPUs would hold 47.5 GB each, but a
+    # tensor-parallel degree must divide the 64 attention heads and 8 KV heads (1, 2, 4, 8);
+    # 2 GPUs would need 79.4 GB. So one copy on 4 GPUs.
     workload = Workload(task=Task.INFERENCE, model="llama-3.1-70b")
-    assert min_gpus(workload, gpu_memory_gb=80) == 3
+    assert min_gpus(workload, gpu_memory_gb=80) == 4
     sizing = size(workload, gpu=H100)
-    assert sizing.gpus == 3
+    assert (sizing.gpus, sizing.replica_gpus) == (4, 4)
     assert sizing.fits is True
+    assert sizing.model_sharded is True
+
+
+def test_tensor_parallel_degrees_divide_heads_and_kv_heads():
+    from engine.model_registry import get_model
+    from engine.sizing.fit import tensor_parallel_degrees
+
+    llama70 = get_model("llama-3.1-70b")
+    assert llama70 is not None
+    assert tensor_parallel_degrees(llama70.architecture) == (1, 2, 4, 8)
+    llama2_13 = get_model("llama-2-13b")  # 40 heads, 40 KV heads: 8 divides both
+    assert llama2_13 is not None
+    assert tensor_parallel_degrees(llama2_13.architecture) == (1, 2, 4, 8)
+    # 28 heads and 4 KV heads (Qwen2 7B's shape): 8 divides neither.
+    qwen_like = Architecture(layers=28, hidden_size=3584, attention_heads=28, kv_heads=4)
+    assert tensor_parallel_degrees(qwen_like) == (1, 2, 4)
+
+
+def test_many_users_are_served_by_copies_not_by_a_wider_split():
+    # Llama 3.1 8B, 64 users at 8k tokens on 24 GB cards: the 16 GB of weights leave little
+    # room on one card, so copies split in two share the KV cache; every count is whole copies.
+    workload = Workload(
+        task=Task.INFERENCE,
+        model="llama-3.1-8b",
+        inference=Inference(concurrent_requests=64, sequence_length=8192),
+    )
+    l4 = GpuProfile(name="L4", memory_gb=24, memory_bandwidth_gbs=300, bf16_tflops=121)
+    sizing = size(workload, gpu=l4)
+    assert sizing.replica_gpus in (1, 2, 4, 8)
+    assert sizing.gpus % sizing.replica_gpus == 0
+    assert sizing.fits is True
+    one_less = size(workload, gpu=l4, gpus=sizing.gpus - sizing.replica_gpus)
+    assert one_less.fits is False
 
 
 def test_impossible_returns_none():

@@ -8,7 +8,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.sizing import USABLE_MEMORY_FRACTION, min_gpus, size
+from engine.sizing import USABLE_MEMORY_FRACTION, GpuProfile, min_gpus, size
 from engine.workload import (
     Inference,
     Optimizer,
@@ -19,7 +19,7 @@ from engine.workload import (
     TrainingMethod,
     Workload,
 )
-from tests.engine.sizing_figures import H100
+from tests.engine.sizing_figures import GB, H100
 
 TRANSFORMERS = ["llama-2-7b", "llama-3.1-8b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b"]
 
@@ -95,15 +95,39 @@ def test_inference_memory_is_monotone_in_requests_and_sequence(workload, more, e
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(inference_workloads(), st.sampled_from([16, 24, 40, 48, 80, 141]))
-def test_min_gpus_for_inference_fits_and_one_less_does_not(workload, memory_gb):
+def test_min_gpus_for_inference_fits_and_no_smaller_layout_does(workload, memory_gb):
+    """The fewest GPUs in whole copies of a valid tensor-parallel size: they fit, and no layout
+    of fewer GPUs does. Copies spanning servers (pipeline stages) only when no tensor-parallel
+    copy fits at any count, and then the fewest GPUs among them."""
+    from engine.sizing.constants import MAX_GPUS
+    from engine.sizing.fit import replica_sizes, tensor_parallel_degrees
+    from engine.sizing.model import _resolve
+    from engine.sizing.plan import _plan
+
     n = min_gpus(workload, gpu_memory_gb=memory_gb)
     usable = USABLE_MEMORY_FRACTION * memory_gb
     if n is None:
         assert size(workload, gpus=4096).memory_per_gpu_gb.total > usable
         return
-    assert size(workload, gpus=n).memory_per_gpu_gb.total <= usable
-    if n > 1:
-        assert size(workload, gpus=n - 1).memory_per_gpu_gb.total > usable
+    profile = GpuProfile(name="G", memory_gb=memory_gb, memory_bandwidth_gbs=1000, bf16_tflops=100)
+    sized = size(workload, gpu=profile)
+    assert (sized.gpus, sized.fits) == (n, True)
+    assert n % sized.replica_gpus == 0
+    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
+    plan = _plan(workload, model)
+    sizes = [1]
+    if plan.tensor_parallel:
+        in_server = tensor_parallel_degrees(model.arch)
+        sizes = list(in_server)
+        if sized.replica_gpus not in in_server:
+            for replica in in_server:
+                most = MAX_GPUS // replica * replica
+                assert plan.total_per_gpu(most, replica=replica) > usable * GB
+            sizes = list(replica_sizes(model.arch))
+    for replica in sizes:
+        fewer = (n - 1) // replica * replica
+        if fewer >= replica:
+            assert plan.total_per_gpu(fewer, replica=replica) > usable * GB
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -139,7 +139,7 @@ def quote_option_apply(
             kind=LineKindChoices.PART,
             sku=part.sku,
             description=part.name,
-            quantity=Decimal(part.quantity * option.servers),
+            quantity=Decimal(part.total_quantity(option.servers)),
             unit_price=part.unit_price.amount,
             role=part.role,
         )

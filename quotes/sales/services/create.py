@@ -113,7 +113,7 @@ def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[L
             kind=LineKindChoices.PART,
             sku=part.sku,
             description=part.name,
-            quantity=Decimal(part.quantity * servers),
+            quantity=Decimal(part.total_quantity(servers)),
             unit_price=part.unit_price.rounded().amount,
             role=part.role,
         )

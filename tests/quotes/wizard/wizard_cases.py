@@ -87,6 +87,7 @@ EXPECTED = {
             "inference": {"concurrent_requests": 16, "sequence_length": 4096},
         },
         "environment": "production",
+        "uptime": "always_on",
         "growth_gpus": 0,
         "region": "DE",
         "currency": "EUR",
@@ -110,6 +111,7 @@ EXPECTED = {
             },
         },
         "environment": "production",
+        "uptime": "business_hours",
         "growth_gpus": 1,
         "region": "FR",
         "currency": "EUR",
@@ -134,6 +136,7 @@ EXPECTED = {
             },
         },
         "environment": "production",
+        "uptime": "always_on",
         "growth_gpus": 2,
         "region": "US",
         "currency": "USD",
@@ -153,6 +156,7 @@ def engine_answer(expected: dict):
         environment=Environment(expected["environment"]),
         currency=expected["currency"],
         growth_gpus=expected["growth_gpus"],
+        always_on=expected["uptime"] == "always_on",
     )
     options = {option.tier: option for option in advice.build.options}
     chosen = options.get(Tier.BALANCED) or advice.build.options[0]

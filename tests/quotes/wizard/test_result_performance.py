@@ -1,0 +1,67 @@
+"""The result page shows what each option delivers, as the engine computed it (engine.serving)."""
+
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
+
+from catalog.selectors import catalog_snapshot_get
+from engine.serving import options_performance
+from engine.workload import workload_from_dict
+from quotes.wizard.result_page import localized_text
+from tests.factories import advice_result_build, stored_result_make
+from tests.quotes.wizard.wizard_cases import INFERENCE, TRAINING, stored_advice, wizard_result_make
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def catalog():
+    call_command("load_catalog", stdout=StringIO())
+
+
+def _block(body: str, tier: str) -> str:
+    """The option's "What it delivers" block on the page."""
+    found = re.search(
+        rf'<div class="option-performance" data-performance="{tier}">(.*?)</details>', body, re.S
+    )
+    assert found, f"no performance block for {tier}"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("answers", [INFERENCE, TRAINING], ids=["inference", "training"])
+def test_each_option_shows_the_engines_figures(client, answers):
+    result = wizard_result_make(client, answers)
+    advice = stored_advice(result)
+    workload = workload_from_dict(advice.inputs.workload)
+    gpus = catalog_snapshot_get(currency=advice.inputs.currency).gpus
+
+    expected = options_performance(workload, advice.build.options, gpus)
+
+    # Stored with the result and read back as the engine's own objects.
+    assert advice.performance == expected
+    assert set(expected) == {option.tier for option in advice.build.options}
+    body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
+    with translation.override("en"):
+        for tier, performance in expected.items():
+            block = _block(body, str(tier))
+            for line in performance.lines:
+                assert f"<li>{escape(localized_text(line))}</li>" in block
+            if workload.is_training:
+                assert performance.training is not None
+                assert "Training takes ~" in block
+            else:
+                assert performance.serving is not None
+                assert "tokens/s for each of 16 users" in block
+
+
+def test_a_result_stored_before_the_figures_shows_no_block(client):
+    result = stored_result_make(advice=advice_result_build())
+
+    body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
+
+    assert 'class="option-performance"' not in body
