@@ -27,6 +27,9 @@ def solve_server(
     """The cheapest plan of ``per_server`` GPUs of the model in this chassis under ``bound``."""
     spec, gpu = chassis.spec, model.gpu
     servers = servers_for(model.fit.gpus, per_server, search.needs)
+    fixed = chassis.cost + per_server * model.cost + search.boot_cost
+    if servers * fixed >= bound:  # the GPUs, chassis and boot mirror alone reach the bound
+        return None
     server = _server_needs(search.needs, gpu, per_server, servers)
     read_mbs = server.read_mbs * (2 if comfort else 1)
     workstation = rules.workstation_cpu_allowed(spec, production=search.production)
@@ -39,7 +42,6 @@ def solve_server(
         if diagnose:
             explain_parts(search, chassis, model, per_server, servers, server, cpus, drives, nics)
         return None
-    fixed = chassis.cost + per_server * model.cost + search.boot_cost
     ram_floor = search.ram_floor(server.ram_gb, spec.ddr_generation)
     if ram_floor is None:
         if diagnose:
