@@ -392,6 +392,7 @@ def _storage_servers(rng: random.Random, count: int) -> list[StorageServerSpec]:
                 usable_tb=usable,
                 read_mbs=network * 100,  # 80 % of the line rate
                 network_gbps=network,
+                port_speed_gbps=min(network, 400),
                 rack_units=rng.choice((1, 2, 4)),
                 power_w=float(rng.randint(600, 2600)),
                 price=None if rng.random() < 0.05 else _eur(rng, 20000 + usable * 200, 0.25),

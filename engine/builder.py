@@ -187,8 +187,7 @@ def _cluster_lines(cluster: _Cluster) -> tuple[PartLine, ...]:
             line.lead_time_weeks,
             PartScope.CLUSTER,
         )
-        for design in (cluster.fabric, cluster.storage)
-        if design is not None
+        for design in cluster.designs
         for line in design.lines
     )
 
@@ -209,7 +208,7 @@ def _totals(
         (p.unit_price.amount * p.quantity for p in parts if p.scope == PartScope.CLUSTER),
         Decimal(0),
     )
-    designs = [d for d in (cluster.fabric, cluster.storage) if d is not None]
+    designs = cluster.designs
     chassis_fee, gpu_fee = c.chassis.managed_monthly_price, c.gpu.managed_monthly_price
     managed = None
     if (
@@ -251,9 +250,7 @@ def _option(tier: Tier, plan: _Plan, needs: BuildNeeds, currency: str) -> Option
         parts=parts,
         totals=_totals(config, parts, needs, currency, cluster),
         checks=checks,
-        notes=tuple(
-            design.explanation for design in (cluster.fabric, cluster.storage) if design is not None
-        ),
+        notes=tuple(design.explanation for design in cluster.designs),
     )
 
 

@@ -315,12 +315,16 @@ def servers_for(needed: int, per_server: int, needs: BuildNeeds) -> int:
 
 
 def sparse_training(needs: BuildNeeds, per_server: int, servers: int) -> bool:
-    """Whether training spans servers holding fewer GPUs each than a dense training server."""
+    """Whether training spans servers that are not dense training servers: fewer GPUs each than
+    ``rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER``, or a count that is not a power of two."""
     working = max(1, servers - needs.spare_servers)
     return (
         not needs.serving
         and working > 1
-        and per_server < rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER
+        and (
+            per_server < rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER
+            or per_server & (per_server - 1) != 0
+        )
     )
 
 

@@ -62,6 +62,7 @@ from .parts import (
     CableKind,
     CableSpec,
     CatalogSnapshot,
+    NicSpec,
     StorageServerSpec,
     SwitchSpec,
 )
@@ -86,6 +87,7 @@ class LineKind(StrEnum):
     SWITCH = "switch"
     CABLE = "cable"  # cables, fiber cords and transceivers
     STORAGE_SERVER = "storage_server"
+    NIC = "nic"  # an adapter fitted in each GPU server for the storage network
 
 
 class LineRole(StrEnum):
@@ -96,7 +98,15 @@ class LineRole(StrEnum):
     UPLINK = "uplink"
     MANAGEMENT_LINK = "management_link"
     SHARED_STORAGE = "shared_storage"
+    STORAGE_SWITCH = "storage_switch"
+    STORAGE_SPINE = "storage_spine"
+    STORAGE_LINK = "storage_link"
+    STORAGE_UPLINK = "storage_uplink"
+    STORAGE_ADAPTER = "storage_adapter"
 
+
+# Every role a cluster line carries: a server's own lines carry "", "boot" or "data".
+CLUSTER_ROLES = frozenset(role.value for role in LineRole)
 
 LINE_ROLE_LABELS = {
     LineRole.LEAF: Message(gettext_noop("leaf switch")),
@@ -106,12 +116,17 @@ LINE_ROLE_LABELS = {
     LineRole.UPLINK: Message(gettext_noop("leaf-to-spine link")),
     LineRole.MANAGEMENT_LINK: Message(gettext_noop("management link")),
     LineRole.SHARED_STORAGE: Message(gettext_noop("shared storage")),
+    LineRole.STORAGE_SWITCH: Message(gettext_noop("storage network switch")),
+    LineRole.STORAGE_SPINE: Message(gettext_noop("storage network spine switch")),
+    LineRole.STORAGE_LINK: Message(gettext_noop("storage network link")),
+    LineRole.STORAGE_UPLINK: Message(gettext_noop("storage network uplink")),
+    LineRole.STORAGE_ADAPTER: Message(gettext_noop("storage adapter, one in each GPU server")),
 }
 
 
 @dataclass(frozen=True, slots=True)
 class ClusterLine:
-    kind: str  # a LineKind: "switch" | "cable" | "storage_server"
+    kind: str  # a LineKind: "switch" | "cable" | "storage_server" | "nic"
     sku: str
     name: str
     quantity: int  # for the whole cluster
@@ -154,6 +169,8 @@ class StorageDesign:
     unmet: tuple[Message, ...]
     explanation: Message
     managed_monthly_price: Money | None = None  # None: a server has no managed price
+    ports: int = 0  # data ports of all the storage servers together
+    port_speed_gbps: int = 0  # each
 
 
 # --- Compute fabric and management network ------------------------------------------------------
@@ -166,9 +183,12 @@ def design_fabric(
     infiniband: bool,
     catalog: CatalogSnapshot,
     production: bool,
+    other_managed: int = 0,
 ) -> FabricDesign | None:
     """The cluster network for ``servers`` servers with ``ports_per_server`` fabric ports (one per
-    GPU) of ``port_speed_gbps``; None for one server (no fabric). See the module docstring."""
+    GPU) of ``port_speed_gbps``; None for one server (no fabric). ``other_managed``: devices
+    outside this fabric whose management port joins its management network too (storage servers
+    and storage switches). See the module docstring."""
     del production  # no extra requirement (module docstring)
     if servers <= 1:
         return None
@@ -184,7 +204,9 @@ def design_fabric(
     )
     fabric_switches = 0 if compute is None else compute.leaves + compute.spines
     reach = _server_reach(servers, two_tier=compute is not None and compute.spines > 0)
-    management = _management_network(servers + fabric_switches, reach, catalog, currency, unmet)
+    management = _management_network(
+        servers + fabric_switches + other_managed, reach, catalog, currency, unmet
+    )
 
     lines: list[ClusterLine] = []
     power = 0.0
@@ -239,7 +261,7 @@ def design_fabric(
 
 
 @dataclass(frozen=True, slots=True)
-class _Cabling:
+class Cabling:
     lines: tuple[ClusterLine, ...]
     price: Money
     power_w: float
@@ -268,20 +290,20 @@ class _Management:
     rack_units: int
 
 
-def _offered(price: Money | None, currency: str) -> bool:
+def offered(price: Money | None, currency: str) -> bool:
     return price is not None and price.currency == currency
 
 
-def _price(part: SwitchSpec | CableSpec | StorageServerSpec) -> Money:
+def _price(part: SwitchSpec | CableSpec | StorageServerSpec | NicSpec) -> Money:
     """The price of a part already filtered by ``_offered``."""
     if part.price is None:
         raise ValueError(f"{part.sku} has no price: it is not offered")
     return part.price
 
 
-def _line(
+def cluster_line(
     kind: LineKind,
-    part: SwitchSpec | CableSpec | StorageServerSpec,
+    part: SwitchSpec | CableSpec | StorageServerSpec | NicSpec,
     quantity: int,
     role: LineRole,
 ) -> ClusterLine:
@@ -297,7 +319,7 @@ def _line(
     )
 
 
-def _spread(total: int, groups: int) -> list[int]:
+def spread(total: int, groups: int) -> list[int]:
     """``total`` items over ``groups`` as evenly as possible (the first ones take the extra)."""
     base, extra = divmod(total, groups)
     return [base + 1 if i < extra else base for i in range(groups)]
@@ -329,7 +351,7 @@ def _best_compute_fabric(
         (
             switch
             for switch in catalog.switches
-            if _offered(switch.price, currency)
+            if offered(switch.price, currency)
             and not switch.management
             and (switch.infiniband if infiniband else switch.ethernet)
             and switch.ports_at(speed) >= 2
@@ -398,25 +420,25 @@ def _compute_plan(
     elif endpoints <= radix * half:
         leaves = math.ceil(endpoints / half)
         spines = math.ceil(endpoints / radix)
-        down = _spread(endpoints, leaves)
+        down = spread(endpoints, leaves)
         up = down  # 1:1, non-blocking
-        spine_ports = _spread(endpoints, spines)
+        spine_ports = spread(endpoints, spines)
     else:
         return None
     uplinks = sum(up)
     reach = _server_reach(servers, two_tier=spines > 0)
     missing: list[Message] = []
-    lines = [_line(LineKind.SWITCH, switch, leaves, LineRole.LEAF)]
+    lines = [cluster_line(LineKind.SWITCH, switch, leaves, LineRole.LEAF)]
     if spines:
-        lines.append(_line(LineKind.SWITCH, switch, spines, LineRole.SPINE))
+        lines.append(cluster_line(LineKind.SWITCH, switch, spines, LineRole.SPINE))
     cabling = [
-        _cheapest_cabling(
+        cheapest_cabling(
             catalog, speed, infiniband, reach, down, [], LineRole.SERVER_LINK, adapter_end=True
         )
     ]
     if uplinks:
         cabling.append(
-            _cheapest_cabling(
+            cheapest_cabling(
                 catalog,
                 speed,
                 infiniband,
@@ -479,7 +501,7 @@ def _cheapest(options: Iterable[tuple[CableSpec, int]]) -> tuple[CableSpec, int]
     return best
 
 
-def _cheapest_cabling(
+def cheapest_cabling(
     catalog: CatalogSnapshot,
     speed: int,
     infiniband: bool,
@@ -489,13 +511,13 @@ def _cheapest_cabling(
     role: LineRole,
     *,
     adapter_end: bool,
-) -> _Cabling | None:
+) -> Cabling | None:
     """The cheapest cabling of the links between switches (``near`` links per switch) and either
     server adapters (``adapter_end``) or other switches (``far`` links per switch)."""
     currency = catalog.currency
     links = sum(near)
-    offered = sorted(
-        (c for c in catalog.cables if _offered(c.price, currency) and _fits_fabric(c, infiniband)),
+    for_sale = sorted(
+        (c for c in catalog.cables if offered(c.price, currency) and _fits_fabric(c, infiniband)),
         key=lambda c: c.sku,
     )
     direct_ends = (
@@ -506,7 +528,7 @@ def _cheapest_cabling(
     direct = _cheapest(
         (
             (c, _per_cage(near, c.links) if c.links > 1 else links)
-            for c in offered
+            for c in for_sale
             if c.kind in {CableKind.DAC, CableKind.AOC}
             and c.speed_gbps == speed
             and c.length_m >= reach_m
@@ -517,14 +539,14 @@ def _cheapest_cabling(
     fiber = _cheapest(
         (
             (c, links)
-            for c in offered
+            for c in for_sale
             if c.kind is CableKind.FIBER
             and c.speed_gbps >= speed
             and c.length_m >= reach_m
             and c.links == 1
         ),
     )
-    modules = [c for c in offered if c.kind is CableKind.TRANSCEIVER and c.speed_gbps == speed]
+    modules = [c for c in for_sale if c.kind is CableKind.TRANSCEIVER and c.speed_gbps == speed]
     switch_end_cages = list(near) + list(far)
     switch_end = _cheapest(
         (
@@ -544,7 +566,7 @@ def _cheapest_cabling(
         if adapter_end
         else None
     )
-    candidates: list[tuple[tuple[object, ...], _Cabling]] = []
+    candidates: list[tuple[tuple[object, ...], Cabling]] = []
     if direct is not None:
         cable, units = direct
         candidates.append(_cabling_of([(cable, units)], role, currency))
@@ -561,12 +583,12 @@ def _cheapest_cabling(
 
 def _cabling_of(
     parts: Sequence[tuple[CableSpec, int]], role: LineRole, currency: str
-) -> tuple[tuple[object, ...], _Cabling]:
-    lines = tuple(_line(LineKind.CABLE, part, units, role) for part, units in parts)
+) -> tuple[tuple[object, ...], Cabling]:
+    lines = tuple(cluster_line(LineKind.CABLE, part, units, role) for part, units in parts)
     price = sum((line.total for line in lines), Money.zero(currency))
     power = sum(part.power_w * units for part, units in parts)
     key = (price.amount, tuple(part.sku for part, _ in parts))
-    return key, _Cabling(lines=lines, price=price, power_w=power)
+    return key, Cabling(lines=lines, price=price, power_w=power)
 
 
 def _management_network(
@@ -578,7 +600,7 @@ def _management_network(
 ) -> _Management:
     """One management switch per (ports - 1) endpoints, a Cat6 cord per endpoint and uplink."""
     switches = [
-        s for s in catalog.switches if s.management and _offered(s.price, currency) and s.ports >= 2
+        s for s in catalog.switches if s.management and offered(s.price, currency) and s.ports >= 2
     ]
     chosen: tuple[SwitchSpec, int] | None = None
     best_key: tuple[object, ...] = ()
@@ -591,7 +613,7 @@ def _management_network(
         unmet.append(Message(gettext_noop("No management switch is offered in the catalog.")))
         return _Management(lines=(), switches=0, cords=0, power_w=0.0, rack_units=0)
     switch, count = chosen
-    lines = [_line(LineKind.SWITCH, switch, count, LineRole.MANAGEMENT)]
+    lines = [cluster_line(LineKind.SWITCH, switch, count, LineRole.MANAGEMENT)]
     cords = endpoints + count  # one per endpoint, one uplink per management switch
     cord = _cheapest(
         (
@@ -599,7 +621,7 @@ def _management_network(
             for c in sorted(catalog.cables, key=lambda c: c.sku)
             if c.kind is CableKind.COPPER
             and c.ethernet
-            and _offered(c.price, currency)
+            and offered(c.price, currency)
             and c.speed_gbps >= MANAGEMENT_SPEED_GBPS
             and c.length_m >= reach_m
         ),
@@ -617,7 +639,7 @@ def _management_network(
         cords = 0
     else:
         cable, units = cord
-        lines.append(_line(LineKind.CABLE, cable, units, LineRole.MANAGEMENT_LINK))
+        lines.append(cluster_line(LineKind.CABLE, cable, units, LineRole.MANAGEMENT_LINK))
         power += cable.power_w * units
     return _Management(
         lines=tuple(lines),
@@ -645,7 +667,7 @@ def design_shared_storage(
     best: tuple[StorageServerSpec, int] | None = None
     best_key: tuple[object, ...] = ()
     for server in sorted(catalog.storage_servers, key=lambda s: s.sku):
-        if not _offered(server.price, currency) or server.usable_tb <= 0 or server.read_mbs <= 0:
+        if not offered(server.price, currency) or server.usable_tb <= 0 or server.read_mbs <= 0:
             continue
         count = max(
             1,
@@ -673,7 +695,7 @@ def design_shared_storage(
             ),
         )
     server, count = best
-    line = _line(LineKind.STORAGE_SERVER, server, count, LineRole.SHARED_STORAGE)
+    line = cluster_line(LineKind.STORAGE_SERVER, server, count, LineRole.SHARED_STORAGE)
     managed = (
         server.managed_monthly_price * count
         if server.managed_monthly_price is not None
@@ -709,4 +731,6 @@ def design_shared_storage(
             },
         ),
         managed_monthly_price=managed,
+        ports=server.ports * count,
+        port_speed_gbps=server.port_speed_gbps,
     )

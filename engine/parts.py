@@ -239,6 +239,11 @@ class ChassisSpec:
     price: Money | None  # barebone, no GPU/CPU/DIMM/drive/NIC
     managed_monthly_price: Money | None  # managed-hosting fee per configured server
     rack_mount: bool = True  # False: a workstation tower (experiments only)
+    # Registered DIMMs (RDIMM, servers and Xeon W/Threadripper workstations), or unbuffered ones
+    # (UDIMM, desktop-class AM5/LGA1851 boards): a board takes one kind only (JEDEC DDR5).
+    registered_memory: bool = True
+    # M.2 NVMe slots on the board: the boot mirror sits there; a tower may keep data there too.
+    m2_slots: int = 2
     baseboards: frozenset[str] = frozenset()  # the SXM/OAM baseboard generations it is built for
     availability: Availability = Availability.CURRENT
     lead_time_weeks: int | None = None
@@ -348,12 +353,18 @@ class StorageServerSpec:
     usable_tb: float  # TB = 10^12 bytes, after RAID/erasure coding
     read_mbs: int  # what it delivers to clients over the network
     network_gbps: int  # all its data ports together
+    port_speed_gbps: int  # each data port: network_gbps / port_speed_gbps ports
     rack_units: int
     power_w: float
     price: Money | None
     managed_monthly_price: Money | None = None
     availability: Availability = Availability.CURRENT
     lead_time_weeks: int | None = None
+
+    @property
+    def ports(self) -> int:
+        """Its data ports (at least one)."""
+        return max(1, self.network_gbps // max(1, self.port_speed_gbps))
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,9 @@ BASEBOARD_FORM_FACTORS = frozenset({FormFactor.SXM, FormFactor.OAM})
 NVLINK_BRIDGE_MAX_GPUS = 2
 # Training spread over servers runs on dense servers: every server holds at least this many GPUs
 # (4- or 8-GPU HGX/PCIe servers, as in NVIDIA's DGX/HGX reference architectures), so the
-# gradients cross the fabric once per server rather than once per GPU.
+# gradients cross the fabric once per server rather than once per GPU; and a power of two of them
+# (4, 8), the rail count of those designs, which tensor- and data-parallel groups split evenly
+# (3 servers of 6 GPUs for a 16-GPU job buy 2 GPUs the job never uses).
 MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER = 4
 CONSUMER_GPUS_MAX_PER_SERVER = 2
 # Above this per-GPU draw the heat cannot be moved by air in a standard rack: liquid cooling.
@@ -96,6 +98,13 @@ def runs_precision(architecture: str, precision: str) -> bool:
 
 
 # --- CPU and PCIe ------------------------------------------------------------------------------
+
+
+def m2_data_allowed(chassis: ChassisSpec, *, production: bool) -> bool:
+    """Whether data may sit on M.2 drives on the board rather than in hot-swap front bays: only
+    in a workstation tower for experiments, where no drive is swapped while the job runs and a
+    desktop board has no front NVMe bays; servers and production keep data in the bays."""
+    return not production and not chassis.rack_mount
 
 
 def workstation_cpu_allowed(chassis: ChassisSpec, *, production: bool) -> bool:

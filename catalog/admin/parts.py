@@ -231,6 +231,7 @@ class StorageServerAdmin(PartAdmin):
         "protection",
         "read_mbs",
         "network_gbps",
+        "port_speed_gbps",
         "rack_units",
         "availability",
         "lead_time_weeks",

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
@@ -374,6 +374,16 @@ class Chassis(Part):
     rack_mount = models.BooleanField(
         _("rack-mount server"), default=True, help_text=_("Off for a workstation tower.")
     )
+    registered_memory = models.BooleanField(
+        _("takes registered DIMMs"),
+        default=True,
+        help_text=_("Off for a desktop-class board, which takes unbuffered DIMMs (UDIMM) only."),
+    )
+    m2_slots = models.PositiveSmallIntegerField(
+        _("M.2 slots"),
+        default=2,
+        help_text=_("M.2 NVMe slots on the board (the boot mirror; data in a tower)."),
+    )
 
     class Meta:
         verbose_name = _("chassis")
@@ -551,6 +561,10 @@ class StorageServer(Part):
         help_text=_("What it delivers over the network, not what its drives could."),
     )
     network_gbps = models.PositiveIntegerField(_("network ports together (Gb/s)"))
+    port_speed_gbps = models.PositiveIntegerField(
+        _("speed of each network port (Gb/s)"),
+        help_text=_("Its data ports run at this speed: network_gbps / port_speed_gbps ports."),
+    )
     rack_units = models.PositiveSmallIntegerField(_("rack units (U)"))
     power_w = models.DecimalField(_("power, typical (W)"), max_digits=7, decimal_places=1)
 
@@ -570,5 +584,9 @@ class StorageServer(Part):
             ),
             models.CheckConstraint(
                 condition=~Q(protection=""), name="%(app_label)s_%(class)s_protection_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Q(port_speed_gbps__gte=1, port_speed_gbps__lte=F("network_gbps")),
+                name="%(app_label)s_%(class)s_port_speed_within_network",
             ),
         ]

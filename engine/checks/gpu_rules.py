@@ -89,8 +89,9 @@ GPU_COUNT = RuleCheck(
             False,
             gettext_noop(
                 "Training over %(servers)s servers of %(per_server)s GPUs: a job spread over "
-                "servers runs on dense servers of at least %(dense)s GPUs, so that gradients "
-                "cross the network once per server."
+                "servers runs on dense servers of %(dense)s or 8 GPUs (a power of two, at least "
+                "%(dense)s), so that gradients cross the network once per server and parallel "
+                "groups split evenly."
             ),
             params=lambda s: {
                 "servers": s.config.servers,

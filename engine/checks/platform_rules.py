@@ -29,6 +29,14 @@ from .records import (
     power_fits,
 )
 
+
+def _m2_data(s: Subject) -> bool:
+    """Data on M.2 drives where a workstation tower for experiments may keep it."""
+    return s.config.data_drive.form_factor is DriveFormFactor.M2 and rules.m2_data_allowed(
+        s.config.chassis, production=s.production
+    )
+
+
 STORAGE_NVME = RuleCheck(
     rules.STORAGE_NVME,
     lambda s: {
@@ -36,6 +44,7 @@ STORAGE_NVME = RuleCheck(
         "kind": DRIVE_KIND_LABELS[s.config.data_drive.kind],
         "count": s.config.data_drive_count,
         "bays": s.config.chassis.nvme_bays,
+        "m2": s.config.chassis.m2_slots,
         "chassis": s.config.chassis.name,
     },
     (
@@ -45,7 +54,7 @@ STORAGE_NVME = RuleCheck(
             gettext_noop("The %(drive)s is a %(kind)s drive; data needs NVMe."),
         ),
         Outcome(
-            lambda s: not hot_swap_bay(s.config.data_drive),
+            lambda s: not hot_swap_bay(s.config.data_drive) and not _m2_data(s),
             False,
             gettext_noop(
                 "The %(drive)s is an M.2 boot device; data needs U.2, U.3, E1.S or E3.S drives in "
@@ -69,6 +78,19 @@ STORAGE_NVME = RuleCheck(
             gettext_noop(
                 "%(count)s data drive(s): production mirrors its data (RAID 1/10), so an even "
                 "number of at least two."
+            ),
+        ),
+        Outcome(
+            lambda s: _m2_data(s) and s.config.data_drive_count > s.config.chassis.m2_slots,
+            False,
+            gettext_noop("%(count)s M.2 drives exceed the %(m2)s M.2 slots of the %(chassis)s."),
+        ),
+        Outcome(
+            _m2_data,
+            True,
+            gettext_noop(
+                "%(count)s x %(drive)s (NVMe) on the board's M.2 slots: a workstation tower for "
+                "experiments, where no drive is swapped while the job runs."
             ),
         ),
         Outcome(

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import rules
 from ..configuration import _num
-from ..i18n import gettext_noop
+from ..i18n import Message, gettext_noop
 from .records import (
     Outcome,
     RuleCheck,
@@ -184,7 +184,15 @@ def _memory_params(s: Subject) -> Mapping[str, Any]:
         "total": c.dimm.capacity_gb * c.dimm_count,
         "max": c.cpu.max_memory_gb * c.cpu_count,
         "dpc": c.dimm_count // group if group else 0,
+        "dimm_kind": _DIMM_KINDS[c.dimm.registered],
+        "board_kind": _DIMM_KINDS[c.chassis.registered_memory],
     }
+
+
+_DIMM_KINDS = {
+    True: Message(gettext_noop("registered (RDIMM)")),
+    False: Message(gettext_noop("unbuffered (UDIMM)")),
+}
 
 
 def _uneven(s: Subject) -> bool:
@@ -201,6 +209,13 @@ MEMORY_POPULATION = RuleCheck(
             lambda s: s.config.dimm.ddr_generation != s.config.chassis.ddr_generation,
             False,
             gettext_noop("The %(dimm)s is DDR%(ddr)s; the %(chassis)s takes DDR%(chassis_ddr)s."),
+        ),
+        Outcome(
+            lambda s: s.config.dimm.registered != s.config.chassis.registered_memory,
+            False,
+            gettext_noop(
+                "The %(dimm)s is %(dimm_kind)s; the %(chassis)s takes %(board_kind)s DIMMs only."
+            ),
         ),
         Outcome(
             lambda s: s.production and not s.config.dimm.ecc,

@@ -60,8 +60,9 @@ def explain_chassis(search: _Search, model: _Model, blocked: dict[str, int]) -> 
     elif "sparse" in blocked and "tdp" not in blocked:
         params["dense"] = rules.MULTI_NODE_TRAINING_MIN_GPUS_PER_SERVER
         template = gettext_noop(
-            "Training the job on %(gpu)s GPUs spreads it over servers, and no chassis holds the "
-            "%(dense)s or more of them a dense training server has: add a 4- or 8-GPU chassis."
+            "Training the job on %(gpu)s GPUs spreads it over servers, and no chassis holds them "
+            "as a dense training server does (a power of two, at least %(dense)s per server): "
+            "add a 4- or 8-GPU chassis."
         )
     elif "psu" in blocked:
         template = gettext_noop(

@@ -181,23 +181,30 @@ class _Index:
             switches=catalog.switches,
             cables=catalog.cables,
             storage_servers=catalog.storage_servers,
+            nics=catalog.nics,  # storage adapters (engine.storage_network)
         )
         # Fabric designs depend on the snapshot and these figures only: kept for every request
         # (bounded; a dict update is atomic under the GIL, and a lost race only recomputes).
-        self._fabrics: dict[tuple[int, int, int, bool, bool], FabricDesign | None] = {}
+        self._fabrics: dict[tuple[int, int, int, bool, bool, int], FabricDesign | None] = {}
         # The current parts alone, priced on the same scale (None: every part is current).
         current = _current_parts(catalog)
         self.current_only = None if current is None else _Index(current, places=self.places)
 
     def fabric(
-        self, servers: int, per_server: int, speed_gbps: int, infiniband: bool, production: bool
+        self,
+        servers: int,
+        per_server: int,
+        speed_gbps: int,
+        infiniband: bool,
+        production: bool,
+        other_managed: int = 0,
     ) -> FabricDesign | None:
         """``engine.fabric.design_fabric`` on this snapshot's cluster parts, memoised."""
-        key = (servers, per_server, speed_gbps, infiniband, production)
+        key = (servers, per_server, speed_gbps, infiniband, production, other_managed)
         if key in self._fabrics:
             return self._fabrics[key]
         design = design_fabric(
-            servers, per_server, speed_gbps, infiniband, self.cluster, production
+            servers, per_server, speed_gbps, infiniband, self.cluster, production, other_managed
         )
         if len(self._fabrics) < _FABRICS_MAX:
             self._fabrics[key] = design
@@ -278,6 +285,7 @@ class _Index:
             for form, items in by_form.items()
         }
         self.max_bays = max((i.spec.nvme_bays for i in kept), default=0)
+        self.max_m2_slots = max((i.spec.m2_slots for i in kept), default=0)
 
     def _build_cpus(self, cpus: Sequence[CpuSpec]) -> None:
         # Server-grade CPUs for every chassis; a workstation tower (experiments) also takes the
@@ -329,31 +337,33 @@ class _Index:
             ),
             key=lambda i: (i.cost, i.power_mw, i.spec.sku),
         )
-        # Per DDR generation, and ECC-only for production: per capacity, the DIMMs no cheaper
-        # one of the same capacity matches on power.
-        self.dimms: dict[tuple[int, bool], tuple[_PartItem, ...]] = {}
+        # Per DDR generation, registered or unbuffered, and ECC-only for production: per
+        # capacity, the DIMMs no cheaper one of the same capacity matches on power.
+        self.dimms: dict[tuple[int, bool, bool], tuple[_PartItem, ...]] = {}
         for ecc_only in (False, True):
-            lowest: dict[tuple[int, int], int] = {}
-            chosen: dict[int, list[_PartItem]] = {}
+            lowest: dict[tuple[int, bool, int], int] = {}
+            chosen: dict[tuple[int, bool], list[_PartItem]] = {}
             for item in offered:
                 spec = item.spec
                 if ecc_only and not spec.ecc:
                     continue
-                key = (spec.ddr_generation, spec.capacity_gb)
+                key = (spec.ddr_generation, spec.registered, spec.capacity_gb)
                 if key in lowest and lowest[key] <= item.power_mw:
                     continue
                 lowest[key] = item.power_mw
-                chosen.setdefault(spec.ddr_generation, []).append(item)
-            for ddr, items in chosen.items():
-                self.dimms[(ddr, ecc_only)] = tuple(items)
-        # The lowest price per GB of RAM (per DDR generation, and over all), ECC-only or not:
-        # any set of DIMMs reaching X GB costs at least X times that.
-        self.ram_unit_price: dict[tuple[int | None, bool], Fraction] = {}
-        for (ddr, ecc_only), dimm_items in self.dimms.items():
+                chosen.setdefault((spec.ddr_generation, spec.registered), []).append(item)
+            for (ddr, registered), items in chosen.items():
+                self.dimms[(ddr, ecc_only, registered)] = tuple(items)
+        # The lowest price per GB of RAM (per DDR generation and DIMM kind, and over all),
+        # ECC-only or not: any set of DIMMs reaching X GB costs at least X times that.
+        self.ram_unit_price: dict[tuple[int | None, bool, bool | None], Fraction] = {}
+        for (ddr, ecc_only, registered), dimm_items in self.dimms.items():
             unit = min(Fraction(i.cost, i.spec.capacity_gb) for i in dimm_items)
-            self.ram_unit_price[(ddr, ecc_only)] = unit
-            overall = self.ram_unit_price.get((None, ecc_only))
-            self.ram_unit_price[(None, ecc_only)] = unit if overall is None else min(overall, unit)
+            self.ram_unit_price[(ddr, ecc_only, registered)] = unit
+            overall = self.ram_unit_price.get((None, ecc_only, None))
+            self.ram_unit_price[(None, ecc_only, None)] = (
+                unit if overall is None else min(overall, unit)
+            )
 
     def _build_drives(self, drives: Sequence[DriveSpec]) -> None:
         offered = [
@@ -381,6 +391,13 @@ class _Index:
             for kept in _pareto(sorted(items, key=order), metrics)
         ]
         self.nvme = tuple(_pareto(sorted(nvme, key=order), metrics))
+        # M.2 NVMe drives hold data only in a workstation tower (rules.m2_data_allowed).
+        m2 = [
+            item
+            for item in offered
+            if item.spec.kind is DriveKind.NVME and item.spec.form_factor is DriveFormFactor.M2
+        ]
+        self.m2_data = tuple(_pareto(sorted(m2, key=order), metrics))
         boot = sorted(
             (
                 i

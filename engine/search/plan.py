@@ -58,11 +58,19 @@ _NO_PARTS = _PartSet(None, 0, 0, 0, 0)
 
 @dataclass(frozen=True, slots=True)
 class _Cluster:
-    """What the servers share: their compute fabric and shared storage, priced in units."""
+    """What the servers share: their compute fabric, shared storage and the storage network
+    between them, priced in units."""
 
     cost: int
     fabric: FabricDesign | None
     storage: StorageDesign | None
+    storage_network: FabricDesign | None = None
+
+    @property
+    def designs(self) -> tuple[FabricDesign | StorageDesign, ...]:
+        """The designs present, in the order their lines are listed."""
+        found = (self.fabric, self.storage, self.storage_network)
+        return tuple(design for design in found if design is not None)
 
 
 _NO_CLUSTER = _Cluster(0, None, None)

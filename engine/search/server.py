@@ -34,7 +34,8 @@ def solve_server(
     read_mbs = server.read_mbs * (2 if comfort else 1)
     workstation = rules.workstation_cpu_allowed(spec, production=search.production)
     cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores, workstation)
-    drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays)
+    m2_slots = spec.m2_slots if rules.m2_data_allowed(spec, production=search.production) else 0
+    drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays, m2_slots)
     fabric = needs_fabric(search.needs, model.fit, per_server, servers)
     nics = search.nic_sets(per_server) if fabric else (_NO_PARTS,)
     diagnose = bound == _INF
@@ -42,7 +43,7 @@ def solve_server(
         if diagnose:
             explain_parts(search, chassis, model, per_server, servers, server, cpus, drives, nics)
         return None
-    ram_floor = search.ram_floor(server.ram_gb, spec.ddr_generation)
+    ram_floor = search.ram_floor(server.ram_gb, spec.ddr_generation, spec.registered_memory)
     if ram_floor is None:
         if diagnose:
             explain_memory(search, chassis, model, server)
@@ -143,7 +144,12 @@ def _cheapest_parts(
             short_of = short_of or "lanes"
             continue
         memory = search.memory_sets(
-            spec.ddr_generation, cpu, spec.dimm_slots, server.ram_gb, max_dpc
+            spec.ddr_generation,
+            cpu,
+            spec.dimm_slots,
+            server.ram_gb,
+            max_dpc,
+            spec.registered_memory,
         )
         if memory:
             no_memory = False

@@ -13,6 +13,7 @@ from ..checks import (
     _nvlink_ok,
 )
 from ..configuration import (
+    BuilderInconsistencyError,
     BuildNeeds,
     Environment,
     GpuFit,
@@ -35,6 +36,7 @@ from ..parts import (
     GpuClass,
     GpuSpec,
 )
+from ..storage_network import design_storage_network
 from .explain import explain_no_plan, usable_fit
 from .index import _BOUND_SLACK, _INF, _front_by_power, _front_by_power_lanes, _Index, _pareto
 from .plan import (
@@ -77,14 +79,17 @@ class _Search:
         self.boot = index.boot if self.production else None
         self.boot_cost = self.boot.cost * rules.BOOT_MIRROR_DRIVES if self.boot else 0
         self._cpu_memo: dict[tuple[str, int, int, bool], tuple[_CpuSet, ...]] = {}
-        self._memory_memo: dict[tuple[int, int, int, float, int, int], tuple[_PartSet, ...]] = {}
-        self._drive_memo: dict[tuple[float, float, int], tuple[_PartSet, ...]] = {}
+        self._memory_memo: dict[
+            tuple[int, int, int, float, int, int, bool], tuple[_PartSet, ...]
+        ] = {}
+        self._drive_memo: dict[tuple[float, float, int, bool], tuple[_PartSet, ...]] = {}
         self._nic_memo: dict[int, tuple[_PartSet, ...]] = {}
-        self._ram_floor_memo: dict[tuple[float, int], int | None] = {}
+        self._ram_floor_memo: dict[tuple[float, int, bool], int | None] = {}
         self._counts_memo: dict[tuple[int, int, bool, bool], tuple[list[int], int]] = {}
         self._best: dict[tuple[int, bool, int, bool], tuple[_Plan | None, float]] = {}
         self._cluster_memo: dict[tuple[int, int, int, bool], _Cluster | None] = {}
         self._storage: tuple[StorageDesign | None] | None = None
+        self._storage_networks: dict[int, FabricDesign] = {}
         self._priced_memo: dict[tuple[int, int, int, bool], tuple[_PricedNics, ...]] = {}
         self.failures: dict[object, tuple[int, int, Message]] = {}
         self.storage_floor = self._storage_floor()
@@ -136,7 +141,7 @@ class _Search:
         servers together hold at least 2 x the job's VRAM and max(4 per GPU, the job's, 8)
         cores)."""
         ram_gb = rules.SYSTEM_RAM_PER_VRAM * Fraction(gpu.memory_gb) * fit.gpus
-        ram_unit = self.index.ram_unit_price.get((None, self.production), Fraction(0))
+        ram_unit = self.index.ram_unit_price.get((None, self.production, None), Fraction(0))
         cores = max(
             rules.CPU_CORES_PER_GPU * fit.gpus,
             self.needs.cpu_cores_min,
@@ -179,11 +184,12 @@ class _Search:
 
     # Candidate lists, memoised per request, cheapest first
 
-    def ram_floor(self, ram_gb: float, ddr: int) -> int | None:
-        """The least any set of DDR``ddr`` DIMMs of ``ram_gb`` can cost (None: no such DIMM)."""
-        key = (ram_gb, ddr)
+    def ram_floor(self, ram_gb: float, ddr: int, registered: bool = True) -> int | None:
+        """The least any set of DDR``ddr`` DIMMs (registered or not) of ``ram_gb`` can cost
+        (None: no such DIMM)."""
+        key = (ram_gb, ddr, registered)
         if key not in self._ram_floor_memo:
-            unit = self.index.ram_unit_price.get((ddr, self.production))
+            unit = self.index.ram_unit_price.get((ddr, self.production, registered))
             floor = None if unit is None else math.floor(Fraction(ram_gb) * unit)
             self._ram_floor_memo[key] = floor
         return self._ram_floor_memo[key]
@@ -222,15 +228,22 @@ class _Search:
         return memo
 
     def memory_sets(
-        self, ddr: int, cpus: _CpuSet, slots: int, ram_gb: float, max_dpc: int
+        self,
+        ddr: int,
+        cpus: _CpuSet,
+        slots: int,
+        ram_gb: float,
+        max_dpc: int,
+        registered: bool = True,
     ) -> tuple[_PartSet, ...]:
-        """Per DIMM model, the fewest DIMMs filling every channel evenly to ``ram_gb``."""
-        key = (ddr, cpus.channels, slots, ram_gb, cpus.max_gb, max_dpc)
+        """Per DIMM model of the board's kind (registered or unbuffered), the fewest DIMMs
+        filling every channel evenly to ``ram_gb``."""
+        key = (ddr, cpus.channels, slots, ram_gb, cpus.max_gb, max_dpc, registered)
         memo = self._memory_memo.get(key)
         if memo is None:
             group = cpus.channels
             sets = []
-            for item in self.index.dimms.get((ddr, self.production), ()):
+            for item in self.index.dimms.get((ddr, self.production, registered), ()):
                 capacity = item.spec.capacity_gb
                 per_channel = _min_units(group * capacity, ram_gb)
                 if per_channel is None:
@@ -258,17 +271,32 @@ class _Search:
             count = max(copies, -(-count // copies) * copies)
         return count
 
-    def drive_sets(self, storage_gb: float, read_mbs: float, bays: int) -> tuple[_PartSet, ...]:
-        key = (storage_gb, read_mbs, bays)
+    def drive_sets(
+        self, storage_gb: float, read_mbs: float, bays: int, m2_slots: int = 0
+    ) -> tuple[_PartSet, ...]:
+        """Data drive sets in the ``bays`` hot-swap bays, and, when ``m2_slots`` (a tower for
+        experiments, ``rules.m2_data_allowed``), on the board's M.2 slots."""
+        if m2_slots:
+            both = self._drive_sets(storage_gb, read_mbs, bays, m2=False) + self._drive_sets(
+                storage_gb, read_mbs, m2_slots, m2=True
+            )
+            return tuple(sorted(both, key=lambda s: (s.cost, s.power_mw, s.lanes, _spec(s).sku)))
+        return self._drive_sets(storage_gb, read_mbs, bays, m2=False)
+
+    def _drive_sets(
+        self, storage_gb: float, read_mbs: float, slots: int, *, m2: bool
+    ) -> tuple[_PartSet, ...]:
+        key = (storage_gb, read_mbs, slots, m2)
         memo = self._drive_memo.get(key)
         if memo is None:
-            front_key = (storage_gb, read_mbs, -1)
+            front_key = (storage_gb, read_mbs, -1, m2)
             front = self._drive_memo.get(front_key)
             if front is None:
                 sets = []
-                for item in self.index.nvme:
+                for item in self.index.m2_data if m2 else self.index.nvme:
                     count = self._drive_count(item.spec, storage_gb, read_mbs)
-                    if count is None or count > self.index.max_bays:
+                    most = self.index.max_m2_slots if m2 else self.index.max_bays
+                    if count is None or count > most:
                         continue
                     lanes = rules.PCIE_LANES_PER_NVME * count
                     sets.append(
@@ -279,7 +307,7 @@ class _Search:
                 # no more drives, which fits whatever bays the dropped one fits.
                 front = _front_by_power_lanes(sets)
                 self._drive_memo[front_key] = front
-            memo = tuple(s for s in front if s.count <= bays)
+            memo = tuple(s for s in front if s.count <= slots)
             self._drive_memo[key] = memo
         return memo
 
@@ -299,11 +327,11 @@ class _Search:
             self._nic_memo[per_server] = memo
         return memo
 
-    # The cluster: fabric and shared storage
+    # The cluster: fabric, shared storage and the storage network
 
     def cluster_for(self, servers: int, per_server: int, nics: _PartSet) -> _Cluster | None:
-        """The fabric and shared storage of ``servers`` servers with these NICs, priced (memoised);
-        None when the catalog cannot build them."""
+        """The fabric, shared storage and storage network of ``servers`` servers with these
+        NICs, priced (memoised); None when the catalog cannot build them."""
         nic = nics.item.spec if nics.item is not None else None
         # The fabric depends on the NICs' speed and kind only, the storage on the job only.
         key = (
@@ -315,19 +343,20 @@ class _Search:
         if key in self._cluster_memo:
             return self._cluster_memo[key]
         cost = 0
-        fabric = storage = None
-        found: _Cluster | None = None
-        if nic is not None:
-            fabric = self._fabric(servers, per_server, nic.speed_gbps, nic.infiniband)
+        storage = network = None
+        other_managed = 0
         if shared_storage_needed(self.needs, servers):
-            if self._storage is None:
-                self._storage = (
-                    design_shared_storage(
-                        self.needs.storage_gb, self.needs.storage_read_mbs, self.index.cluster
-                    ),
-                )
-            storage = self._storage[0]
-        parts = [design for design in (fabric, storage) if design is not None]
+            storage = self._shared_storage()
+            if storage is not None and not storage.unmet:
+                network = self._storage_network(servers, storage)
+                other_managed = storage.servers + network.leaf_switches + network.spine_switches
+        fabric = None
+        if nic is not None:
+            fabric = self._fabric(
+                servers, per_server, nic.speed_gbps, nic.infiniband, other_managed
+            )
+        found: _Cluster | None = None
+        parts = [design for design in (fabric, storage, network) if design is not None]
         if not any(design.unmet for design in parts):
             for design in parts:
                 units = self.index.units(design.price)
@@ -335,7 +364,7 @@ class _Search:
                     break
                 cost += units
             else:
-                found = _Cluster(cost, fabric, storage)
+                found = _Cluster(cost, fabric, storage, network)
         self._cluster_memo[key] = found
         return found
 
@@ -357,9 +386,33 @@ class _Search:
         return memo
 
     def _fabric(
-        self, servers: int, per_server: int, speed_gbps: int, infiniband: bool
+        self, servers: int, per_server: int, speed_gbps: int, infiniband: bool, other_managed: int
     ) -> FabricDesign | None:
-        return self.index.fabric(servers, per_server, speed_gbps, infiniband, self.production)
+        return self.index.fabric(
+            servers, per_server, speed_gbps, infiniband, self.production, other_managed
+        )
+
+    def _shared_storage(self) -> StorageDesign | None:
+        """The job's shared storage tier (memoised: it depends on the job only)."""
+        if self._storage is None:
+            self._storage = (
+                design_shared_storage(
+                    self.needs.storage_gb, self.needs.storage_read_mbs, self.index.cluster
+                ),
+            )
+        return self._storage[0]
+
+    def _storage_network(self, servers: int, storage: StorageDesign) -> FabricDesign:
+        """The network from ``servers`` GPU servers to the storage tier (memoised per count)."""
+        network = self._storage_networks.get(servers)
+        if network is None:
+            network = design_storage_network(
+                servers, storage, self.needs.storage_read_mbs, self.index.cluster
+            )
+            if network is None:  # the tier holds data, so there is always something to join
+                raise BuilderInconsistencyError("a shared storage tier without a network")
+            self._storage_networks[servers] = network
+        return network
 
     # Per GPU model
 

@@ -15,6 +15,7 @@ from django.db.models import Count, Q, QuerySet
 from catalog.selectors import catalog_snapshot_get
 from engine.advice import build_needs
 from engine.configuration import BuildNeeds, Environment
+from engine.fabric import CLUSTER_ROLES
 from engine.hand_build import QuotedPart, ServerReview, server_review
 from engine.money import Money
 from engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
@@ -189,7 +190,8 @@ def quote_server_review_get(
         )
         for spec in group
     }
-    # Switches, cables and storage servers serve the whole cluster: not parts of a server.
+    # Switches, cables and storage servers serve the whole cluster: not parts of a server; nor
+    # are the lines a cluster design added (the storage adapters: NICs, but not the server's).
     cluster = {
         spec.sku
         for group in (snapshot.switches, snapshot.cables, snapshot.storage_servers)
@@ -198,7 +200,10 @@ def quote_server_review_get(
     parts = [
         QuotedPart(sku=line.sku, spec=specs.get(line.sku), quantity=line.quantity, role=line.role)
         for line in lines
-        if line.kind == "part" and line.sku and line.sku not in cluster
+        if line.kind == "part"
+        and line.sku
+        and line.sku not in cluster
+        and line.role not in CLUSTER_ROLES
     ]
     needs, environment = _needs(quote)
     return server_review(parts, needs=needs, environment=environment, currency=quote.currency)

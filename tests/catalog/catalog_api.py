@@ -15,8 +15,10 @@ CPUS = "/api/v1/catalog/cpus/"
 CHASSIS = "/api/v1/catalog/chassis/"
 PRICES = "/api/v1/catalog/prices/"
 ENDPOINTS = [GPUS, GPU_DETAIL, CPUS, CHASSIS, PRICES]
-# 13 GPUs, 9 chassis and 3 storage servers x 4 prices, 48 other parts x 2 (load_catalog)
-SEED_PRICES = 196
+# 13 GPUs, 10 chassis and 3 storage servers x 4 prices, 52 other parts x 2 (load_catalog)
+SEED_PRICES = 208
+# The most rows one page carries (page_size is capped there).
+PAGE_MAX = 200
 
 
 def api_get(client, url: str, raw: str, **headers: str):
@@ -25,6 +27,16 @@ def api_get(client, url: str, raw: str, **headers: str):
 
 def skus_of(response) -> list[str]:
     return [row["sku"] for row in response.json()["results"]]
+
+
+def all_rows(client, url: str, raw: str) -> tuple[int, list[dict]]:
+    """The list's ``count`` and every row, following ``next`` page by page."""
+    body = api_get(client, url, raw).json()
+    count, rows = body["count"], list(body["results"])
+    while body["next"]:
+        body = api_get(client, body["next"], raw).json()
+        rows += body["results"]
+    return count, rows
 
 
 def assert_problem(response, status: int, slug: str) -> dict:

@@ -14,6 +14,7 @@ from engine.parts import (
     CableKind,
     CableSpec,
     CatalogSnapshot,
+    NicSpec,
     StorageServerSpec,
     SwitchSpec,
 )
@@ -184,6 +185,7 @@ def storage_server(**overrides: Any) -> StorageServerSpec:
         "usable_tb": 150.0,
         "read_mbs": 40000,
         "network_gbps": 400,
+        "port_speed_gbps": 200,
         "rack_units": 2,
         "power_w": 800.0,
         "price": 50000,
@@ -201,6 +203,7 @@ def parallel_fs(**overrides: Any) -> StorageServerSpec:
         "usable_tb": 300.0,
         "read_mbs": 200000,
         "network_gbps": 3200,
+        "port_speed_gbps": 400,
         "power_w": 2000.0,
         "price": 150000,
     }
@@ -228,4 +231,5 @@ def network_snapshot(*parts: Any, currency: str = CURRENCY) -> CatalogSnapshot:
         switches=tuple(p for p in parts if isinstance(p, SwitchSpec)),
         cables=tuple(p for p in parts if isinstance(p, CableSpec)),
         storage_servers=tuple(p for p in parts if isinstance(p, StorageServerSpec)),
+        nics=tuple(p for p in parts if isinstance(p, NicSpec)),
     )

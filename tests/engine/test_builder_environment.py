@@ -139,8 +139,9 @@ def test_training_on_four_consumer_cards_is_not_spread_over_two_card_servers():
 
     assert result.options == ()
     assert rendered(result.unmet) == [
-        "Training the job on RTX 4090 GPUs spreads it over servers, and no chassis holds the 4 "
-        "or more of them a dense training server has: add a 4- or 8-GPU chassis."
+        "Training the job on RTX 4090 GPUs spreads it over servers, and no chassis holds them as "
+        "a dense training server does (a power of two, at least 4 per server): add a 4- or "
+        "8-GPU chassis."
     ]
 
 

@@ -258,15 +258,50 @@ def test_training_with_only_one_gpu_servers_is_unmet_and_a_sparse_layout_fails()
 
     assert result.options == ()
     assert rendered(result.unmet) == [
-        "Training the job on L40S GPUs spreads it over servers, and no chassis holds the 4 or "
-        "more of them a dense training server has: add a 4- or 8-GPU chassis."
+        "Training the job on L40S GPUs spreads it over servers, and no chassis holds them as a "
+        "dense training server does (a power of two, at least 4 per server): add a 4- or 8-GPU "
+        "chassis."
     ]
     gpu_count = check(check_configuration(sparse, needs(EIGHT_FOR_TRAINING)), rules.GPU_COUNT)
     assert gpu_count.passed is False
     assert gpu_count.detail.render() == (
         "Training over 8 servers of 1 GPUs: a job spread over servers runs on dense servers of "
-        "at least 4 GPUs, so that gradients cross the network once per server."
+        "4 or 8 GPUs (a power of two, at least 4), so that gradients cross the network once per "
+        "server and parallel groups split evenly."
     )
+
+
+def six_slot() -> Any:
+    return make.pcie_chassis(
+        sku="CH-PCIE-6",
+        name="4U 6-GPU PCIe",
+        gpu_slots=6,
+        price=20000,
+        pcie_switches=True,
+        psu_count=4,
+        psu_w=3000,
+        psu_redundant=2,
+        max_system_power_w=6000,
+    )
+
+
+def test_training_over_servers_takes_a_power_of_two_gpus_per_server_not_six():
+    catalog = training_catalog(six_slot(), make.pcie_chassis(price=40000))
+    sixteen = needs(fits(GPU_L40S=(16, 30.0)))
+
+    [option] = build_options(sixteen, catalog).options
+    # Control: the six-slot chassis does hold six L40S when one server does the job.
+    [single] = build_options(needs(fits(GPU_L40S=(6, 30.0))), catalog).options
+    three_by_six = pcie_server(
+        servers=3, chassis=six_slot(), gpu_count=6, nic=make.nic(), nic_count=6
+    )
+
+    assert (single.servers, per_server_gpus(single)) == (1, 6)
+    # 3 x 6 would buy 18 GPUs for a 16-GPU job; 4 x 4 is exactly the job.
+    assert (option.servers, per_server_gpus(option), option.totals.gpus) == (4, 4, 16)
+    gpu_count = check(check_configuration(three_by_six, sixteen), rules.GPU_COUNT)
+    assert gpu_count.passed is False
+    assert "3 servers of 6 GPUs" in gpu_count.detail.render()
 
 
 # --- (d) Production mirrors data drives; (e) M.2 sticks only boot -------------------------------
@@ -463,25 +498,42 @@ def test_a_two_server_training_option_lists_its_cluster_parts_and_prices_them():
     ]
 
 
-def test_training_with_a_local_copy_adds_a_shared_storage_server():
-    catalog = training_catalog(make.pcie_chassis(), net.storage_server())
+def test_training_with_a_local_copy_adds_a_shared_storage_server_and_its_network():
+    storage_network = (
+        net.ethernet_switch(),
+        net.splitter_dac(sku="DAC-200-3M", speed_gbps=200, links=4, price=500),
+    )
+    catalog = training_catalog(make.pcie_chassis(), net.storage_server(), *storage_network)
     job = needs(EIGHT_FOR_TRAINING, storage_gb=100000.0, local_storage_gb=3000.0)
 
     [option] = build_options(job, catalog).options
 
     # Each server keeps 3 TB locally (2 x 7.68 TB mirrored, 7,680 GB usable); the whole 100 TB
-    # at 6,000 MB/s lives on one 150 TB NFS server, 50,000: 147,500 + 50,000 = 197,500
+    # at 6,000 MB/s lives on one 150 TB NFS server, 50,000. Its network: one 800GbE switch
+    # 40,000, a 400G adapter in each server 2 x 2,000, their two links on one splitter DAC 400
+    # and the NFS server's two 200G ports on one 1:4 DAC 500: 44,900. The storage switch and
+    # server join the management network: 2 more 3 m cords, 10. 147,500 + 50,000 + 44,910.
     assert ("drive", "NVME-7.68", 2, "900.00", "data") in lines(option)
     assert ("storage_server", "NFS-150", 1, "50000.00", "shared_storage") in lines(option)
-    assert option.totals.price == make.eur("197500.00")
-    # 6 U as above + 2 U; 851 W as above + 800 W (850.4 + 800 = 1,650.4, the parts rounded up
-    # one by one: 851 + 800)
-    assert (option.totals.rack_units, option.totals.cluster_power_w) == (8, 1651)
+    assert ("switch", "SW-ETH-800", 1, "40000.00", "storage_switch") in lines(option)
+    assert ("nic", "NIC-CX7-400", 2, "2000.00", "storage_adapter") in lines(option)
+    assert ("cable", "CAT6-3M", 6, "5.00", "management_link") in lines(option)
+    assert option.totals.price == make.eur("242410.00")
+    # 6 U as above + 2 U + the 2 U switch; 851 W as above + 800 W + 1,000 + 2 x 25 + 2 x 0.1
+    # (1,051 rounded up)
+    assert (option.totals.rack_units, option.totals.cluster_power_w) == (10, 2702)
     assert check(option, rules.STORAGE_CAPACITY).detail.render() == (
         "7680 GB of usable data storage per server keeps a local copy of the 3000 GB every "
         "server reads; the whole 100000 GB, checkpoints included, lives on the shared storage "
         "tier."
     )
+
+
+def test_training_with_shared_storage_the_catalog_cannot_network_is_not_offered():
+    catalog = training_catalog(make.pcie_chassis(), net.storage_server())  # no Ethernet switch
+    job = needs(EIGHT_FOR_TRAINING, storage_gb=100000.0, local_storage_gb=3000.0)
+
+    assert build_options(job, catalog).options == ()
 
 
 # --- (h) Upper tiers without a mostly idle baseboard ----------------------------------------------

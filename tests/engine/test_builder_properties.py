@@ -37,12 +37,20 @@ from engine.parts import (
     Availability,
     CatalogSnapshot,
     Cooling,
+    DriveFormFactor,
     DriveKind,
     FormFactor,
     GpuClass,
 )
+from engine.storage_network import design_storage_network
 from tests.engine import catalog_factory as make
-from tests.engine.cluster_parts import infiniband_parts, network_snapshot, storage_server
+from tests.engine.cluster_parts import (
+    ethernet_switch,
+    infiniband_parts,
+    network_snapshot,
+    splitter_dac,
+    storage_server,
+)
 
 # The brute force makes each example cost up to a few hundred ms: 100 examples per run here (a
 # 1,500-example run passed when the builder was written). Raise it locally when changing the search.
@@ -137,6 +145,8 @@ def chassis_specs(draw: st.DrawFn, index: int, tame: bool) -> Any:
         ),
         availability=_availability(draw, tame),
         rack_mount=_pick(draw, tame, [True], [False]),
+        registered_memory=_pick(draw, tame, [True], [False]),
+        m2_slots=draw(st.integers(min_value=0, max_value=2)),
     )
 
 
@@ -165,6 +175,7 @@ def dimms(draw: st.DrawFn, index: int, tame: bool) -> Any:
         capacity_gb=_pick(draw, tame, [64, 128, 256], [8, 16, 32]),
         ddr_generation=_pick(draw, tame, [5], [4]),
         ecc=True if tame else draw(st.booleans()),
+        registered=True if tame else draw(st.booleans()),
         power_w=draw(st.sampled_from([1.5, 3.0, 4.5])),
         price=_price(draw, tame),
         availability=_availability(draw, tame),
@@ -179,6 +190,7 @@ def drives(draw: st.DrawFn, index: int, tame: bool) -> Any:
         kind=_pick(draw, tame, [DriveKind.NVME], [DriveKind.SATA_SSD, DriveKind.HDD]),
         capacity_tb=_pick(draw, tame, [0.48, 1.92, 3.84, 7.68], [0.24]),
         read_mbs=_pick(draw, tame, [3000, 7000], [500]),
+        form_factor=_pick(draw, tame, [DriveFormFactor.U2], [DriveFormFactor.M2]),
         power_w=draw(st.sampled_from([2.5, 8.0, 12.5])),
         price=_price(draw, tame),
         availability=_availability(draw, tame),
@@ -210,10 +222,16 @@ def _several(part: Any, wild_max: int) -> st.SearchStrategy[tuple[Any, ...]]:
 @st.composite
 def catalogs(draw: st.DrawFn, wild: int = 2) -> CatalogSnapshot:
     # The cluster's parts: none (no multi-server build can be networked), or a complete NDR
-    # InfiniBand set with a shared storage server.
-    cluster = (
-        network_snapshot(*infiniband_parts(), storage_server()) if draw(st.booleans()) else None
-    )
+    # InfiniBand set with a shared storage server and, maybe, what its storage network needs (an
+    # Ethernet switch and 200G cabling for the storage server's ports).
+    cluster = None
+    if draw(st.booleans()):
+        storage_network = (
+            (ethernet_switch(), splitter_dac(sku="DAC-200-3M", speed_gbps=200, links=4))
+            if draw(st.booleans())
+            else ()
+        )
+        cluster = network_snapshot(*infiniband_parts(), *storage_network, storage_server())
     return CatalogSnapshot(
         currency=make.CURRENCY,
         switches=cluster.switches if cluster else (),
@@ -267,6 +285,8 @@ def needs_for(draw: st.DrawFn, with_budget: bool = False) -> BuildNeeds:
         budget=budget,
         growth_gpus=draw(st.sampled_from([0, 0, 1])),
         precision=draw(st.sampled_from(["", "bf16", "bf16", "fp8"])),
+        # Training over several servers with a local copy: the shared tier and its network.
+        local_storage_gb=None if serving else draw(st.sampled_from([None, 300.0])),
     )
 
 
@@ -287,6 +307,10 @@ def brute_force_cheapest(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal
     """The cheapest valid configuration of current parts, else of every part."""
     current = CatalogSnapshot(
         currency=catalog.currency,
+        # The cluster's parts are designed outside the search, as the builder does.
+        switches=catalog.switches,
+        cables=catalog.cables,
+        storage_servers=catalog.storage_servers,
         **{
             kind: tuple(p for p in getattr(catalog, kind) if p.availability is Availability.CURRENT)
             for kind in ("gpus", "cpus", "memory", "drives", "nics", "chassis")
@@ -325,9 +349,8 @@ def _brute_force(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
                         dimm_cost = cpu_cost + dimm_count * dimm.price.amount
                         if worse(servers, dimm_cost):
                             continue
-                        for data, data_count in _counted(
-                            all_drives, range(1, chassis.nvme_bays + 1)
-                        ):
+                        slots = max(chassis.nvme_bays, chassis.m2_slots)  # M.2: towers
+                        for data, data_count in _counted(all_drives, range(1, slots + 1)):
                             data_cost = dimm_cost + data_count * data.price.amount
                             if worse(servers, data_cost):
                                 continue
@@ -375,9 +398,21 @@ def _brute_force(needs: BuildNeeds, catalog: CatalogSnapshot) -> Decimal | None:
 def _cluster_cost(
     needs: BuildNeeds, catalog: CatalogSnapshot, config: ServerConfiguration
 ) -> Decimal | None:
-    """What the servers share (fabric for their NICs, shared storage), as the search prices it
-    (engine.fabric); None when the catalog cannot build it."""
-    designs = []
+    """What the servers share (fabric for their NICs, shared storage and its network), as the
+    search prices it (engine.fabric, engine.storage_network); None when the catalog cannot build
+    it."""
+    designs: list[Any] = []
+    other_managed = 0
+    if shared_storage_needed(needs, config.servers):
+        storage = design_shared_storage(needs.storage_gb, needs.storage_read_mbs, catalog)
+        designs.append(storage)
+        if storage is not None and not storage.unmet:
+            network = design_storage_network(
+                config.servers, storage, needs.storage_read_mbs, catalog
+            )
+            designs.append(network)
+            if network is not None:
+                other_managed = storage.servers + network.leaf_switches + network.spine_switches
     if config.nic is not None:
         designs.append(
             design_fabric(
@@ -387,10 +422,9 @@ def _cluster_cost(
                 config.nic.infiniband,
                 catalog,
                 needs.environment is Environment.PRODUCTION,
+                other_managed,
             )
         )
-    if shared_storage_needed(needs, config.servers):
-        designs.append(design_shared_storage(needs.storage_gb, needs.storage_read_mbs, catalog))
     cost = Decimal(0)
     for design in designs:
         if design is None:

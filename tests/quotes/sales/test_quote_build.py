@@ -4,6 +4,7 @@ the builder's rule checks on the page and in the way of sending an unbalanced se
 from __future__ import annotations
 
 import io
+import json
 import re
 from decimal import ROUND_HALF_UP, Decimal
 from io import StringIO
@@ -254,3 +255,40 @@ def test_the_answer_notification_goes_out_once_even_when_the_task_runs_twice(
     to_sales = [m for m in mail.outbox if m.to == ["sales@example.com"]]
     assert len(to_sales) == 1
     assert QuoteEvent.objects.filter(quote=quote, kind="staff_notified").count() == 1
+
+
+def test_a_training_cluster_on_a_quote_is_reviewed_without_its_storage_network(signed_in):
+    # The storage adapters are NICs sitting in the GPU servers, but they belong to the storage
+    # network's design (a cluster line): the review checks the servers as the builder built them.
+    quote = _new_quote(signed_in)
+    cluster = {
+        "task": "pretraining",
+        "model": "resnet-50",
+        "training": {"gpus": 16, "epochs": 1},
+        "data": {"kind": "images", "total_gb": 50000},
+    }
+    _post(
+        signed_in,
+        "workload",
+        quote,
+        {
+            "task": "pretraining",
+            "environment": "production",
+            "growth_gpus": "0",
+            "workload_json": json.dumps(cluster),
+        },
+    )
+    quote.refresh_from_db()
+    advice = build_services.quote_proposals_get(quote=quote)
+    assert advice is not None
+    option = advice.build.options[0]
+    assert [p.quantity for p in option.parts if p.role == "storage_adapter"] == [option.servers]
+
+    _post(signed_in, "option_apply", quote, {"tier": str(option.tier)})
+
+    roles = {line.role for line in quote.current_revision.lines.all()}
+    assert {"storage_adapter", "storage_switch", "shared_storage"} <= roles
+    review = quote_server_review_get(quote=quote)
+    assert review is not None
+    assert review.problems == ()
+    assert review.passed
