@@ -154,18 +154,33 @@ def advise(
     return Advice(sizing=base, build=build_options(needs, catalog))
 
 
+def power_per_server(
+    power_w: int, power_sized_w: int, cluster_power_w: int, servers: int
+) -> tuple[int, int]:
+    """A server's full-load draw and the power provisioned for it (W), each with its share of
+    the cluster's switches and storage servers: what the TCO bills as energy and as rent."""
+    share = -(-cluster_power_w // servers)
+    return power_w + share, max(power_sized_w, power_w) + share
+
+
 def tco_configuration(option: Option) -> TcoConfiguration:
     """A built option as the TCO model reads it: per-server figures of its identical servers.
-    The totals are taken as shown to the customer, rounded to cents, then shared per server."""
+    The totals are taken as shown to the customer, rounded to cents, then shared per server; the
+    cluster's switches and storage servers draw power too, shared out per server. Rent is paid on
+    the power the supplies are sized for (``power_sized_w``), energy on the draw."""
     servers = option.servers
     totals = option.totals
     gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
     managed = totals.managed_monthly_price
+    draw_w, provisioned_w = power_per_server(
+        totals.power_w, totals.power_sized_w, totals.cluster_power_w, servers
+    )
     return TcoConfiguration(
         servers=servers,
         gpus_per_server=totals.gpus // servers,
         gpu_model=gpu_names[0] if gpu_names else None,
-        power_w=totals.power_w,
+        power_w=draw_w,
+        provisioned_w=provisioned_w,
         price=Money(totals.price.rounded().amount / servers, totals.currency),
         rack_units=totals.rack_units // servers,
         managed_monthly_price=None

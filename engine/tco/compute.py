@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from ..i18n import Message, gettext_noop
 from .inputs import _HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR, Option, TcoInput, _msg
 from .model import _it_kw, _plan, _values
@@ -43,6 +45,33 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             )
         )
     ]
+    if Option.CLOUD in costs:
+        explanations.append(
+            Message(
+                gettext_noop(
+                    "Cloud GPUs are billed for every hour: an always-on service keeps them "
+                    "running whatever their utilisation."
+                )
+            )
+            if inp.always_on
+            else _msg(
+                gettext_noop(
+                    "Cloud GPUs are billed for the hours they run: %(percent)s %% of the time, "
+                    "the utilisation given."
+                ),
+                percent=(inp.utilization * 100).normalize().quantize(Decimal(1)),
+            )
+        )
+    explanations.append(
+        _msg(
+            gettext_noop(
+                "Colocation rent is paid on the %(kw)s kW provisioned for the servers' supplies; "
+                "energy on their measured draw (%(draw)s kW at full load)."
+            ),
+            kw=v.provisioned_kw.quantize(Decimal("0.1")),
+            draw=v.full_kw.quantize(Decimal("0.1")),
+        )
+    )
     if Option.MANAGED not in costs:
         explanations.append(
             Message(

@@ -93,6 +93,10 @@ class TcoConfiguration:
     price: Money  # purchase price per server
     rack_units: int
     managed_monthly_price: Money | None = None  # per server; None -> assumption per GPU
+    # The power the site must provision per server, W: colocation rent is paid on it (a
+    # server's supplies sized for its full load with a margin), energy on the measured draw.
+    # None: ``power_w``.
+    provisioned_w: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("servers", "gpus_per_server", "power_w", "rack_units"):
@@ -102,6 +106,22 @@ class TcoConfiguration:
                     _msg(gettext_noop("%(name)s must be a whole number of at least 1."), name=name),
                     field=name,
                 )
+        provisioned = self.provisioned_w
+        if provisioned is not None and (
+            isinstance(provisioned, bool)
+            or not isinstance(provisioned, int)
+            or provisioned < self.power_w
+        ):
+            raise TcoInputError(
+                _msg(
+                    gettext_noop(
+                        "provisioned_w must be a whole number of watts, at least power_w "
+                        "(%(power_w)s W)."
+                    ),
+                    power_w=self.power_w,
+                ),
+                field="provisioned_w",
+            )
         for name in ("price", "managed_monthly_price"):
             money = getattr(self, name)
             if money is not None and money.amount < 0:
@@ -118,6 +138,9 @@ class TcoInput:
     region: str
     currency: str
     assumptions: Assumptions
+    # A service that runs around the clock: cloud GPUs are billed for every hour they run,
+    # whatever their utilisation; otherwise (experiments, batch jobs) for the share of hours used.
+    always_on: bool = False
 
     def __post_init__(self) -> None:
         years = self.horizon_years

@@ -23,6 +23,7 @@ class _Values:
     servers: Decimal
     gpus: Decimal  # all GPUs
     full_kw: Decimal  # all servers at full load
+    provisioned_kw: Decimal  # all servers, as the site provisions them (rent)
     hardware: Decimal  # all servers' purchase price
     electricity: Decimal
     pue: Decimal
@@ -45,6 +46,7 @@ class _Values:
     reserved_discount: Decimal
     discount_rate: Decimal
     grid_carbon: Decimal
+    always_on: bool  # cloud billed for every hour
 
 
 # option -> category -> (upfront, monthly)
@@ -66,6 +68,7 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         servers=servers,
         gpus=servers * config.gpus_per_server,
         full_kw=servers * config.power_w / _W_PER_KW,
+        provisioned_kw=servers * (config.provisioned_w or config.power_w) / _W_PER_KW,
         hardware=servers * config.price.amount,
         electricity=a.value("electricity_price_per_kwh"),
         pue=a.value("pue"),
@@ -94,6 +97,7 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         reserved_discount=a.value("cloud_reserved_discount_pct"),
         discount_rate=a.value("discount_rate"),
         grid_carbon=a.value("grid_carbon_kg_per_kwh"),
+        always_on=inp.always_on,
     )
 
 
@@ -125,7 +129,7 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
             Category.INSTALLATION: (v.installation * v.servers, _ZERO),
             Category.POWER: (_ZERO, power),
             Category.COOLING: (_ZERO, cooling),
-            Category.SPACE: (_ZERO, v.colocation * v.full_kw),
+            Category.SPACE: (_ZERO, v.colocation * v.provisioned_kw),
             Category.STAFF: (_ZERO, staff * v.fte),
             Category.SUPPORT: (_ZERO, per_year_of_hardware * v.support),
             Category.SPARES: (_ZERO, per_year_of_hardware * v.spares),
@@ -148,8 +152,9 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
         plan[Option.MANAGED] = managed
     if v.cloud_price is not None:
         all_hours = v.gpus * _HOURS_PER_MONTH
+        billed = _ONE if v.always_on else utilization
         for option, monthly in (
-            (Option.CLOUD, all_hours * utilization * v.cloud_price),
+            (Option.CLOUD, all_hours * billed * v.cloud_price),
             (Option.CLOUD_RESERVED, all_hours * v.cloud_price * (_ONE - v.reserved_discount)),
         ):
             plan[option] = {

@@ -75,6 +75,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             region=inputs.region,
             currency=currency,
             overrides={name: Decimal(value) for name, value in inputs.overrides.items()},
+            always_on=inputs.uptime == Uptime.ALWAYS_ON,
         )
 
     gpus = catalog_snapshot_get(currency=currency).gpus

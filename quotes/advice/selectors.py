@@ -73,8 +73,10 @@ def tco_get(
     region: str,
     currency: str,
     overrides: Mapping[str, Decimal],
+    always_on: bool = False,
 ) -> TcoResult:
-    """The TCO of a configuration with the region's defaults and the caller's overrides.
+    """The TCO of a configuration with the region's defaults and the caller's overrides;
+    ``always_on``: a service running around the clock (cloud billed for every hour).
 
     Raises the engine's ``AssumptionError`` / ``TcoInputError`` (each names its field).
     """
@@ -91,5 +93,6 @@ def tco_get(
             region=region,
             currency=currency,
             assumptions=assumptions,
+            always_on=always_on,
         )
     )

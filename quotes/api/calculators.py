@@ -148,6 +148,7 @@ class TcoView(APIView):
                 region=envelope["region"],
                 currency=currency,
                 overrides=overrides_of(envelope),
+                always_on=envelope.get("uptime") == Uptime.ALWAYS_ON,
             )
         except (AssumptionError, TcoInputError) as exc:
             raise InputError({exc.field: [text(exc.message)]}) from exc
@@ -165,7 +166,10 @@ def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None]:
     workload = workload_parse(envelope["workload"], prefix="workload")
     currency = envelope.get("currency") or DEFAULT_CURRENCY
     advice = advice_get(
-        workload=workload, environment=Environment(envelope["environment"]), currency=currency
+        workload=workload,
+        environment=Environment(envelope["environment"]),
+        currency=currency,
+        always_on=envelope.get("uptime") == Uptime.ALWAYS_ON,
     )
     options = {option.tier: option for option in advice.build.options}
     chosen = options.get(Tier.BALANCED) or next(iter(options.values()), None)

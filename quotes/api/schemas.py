@@ -358,10 +358,19 @@ class TcoRequestSchema(serializers.Serializer):
         required=False,
         help_text="An option from POST /api/v1/configurations/, or a configuration by its "
         "totals: servers, gpus_per_server, gpu_model, power_w (full load per server), price "
-        "(per server), currency, rack_units, managed_monthly_price (per server).",
+        "(per server), currency, rack_units, managed_monthly_price (per server), provisioned_w "
+        "(power provisioned per server, the basis of colocation rent; default power_w). An "
+        "option's totals may carry power_sized_w and cluster_power_w, used the same way.",
     )
     workload = WorkloadSchema(required=False, help_text="Instead of a configuration: build one.")
     environment = serializers.ChoiceField(choices=[e.value for e in Environment], required=False)
+    uptime = serializers.ChoiceField(
+        choices=["flexible", "business_hours", "always_on"],
+        required=False,
+        help_text="always_on: a service running around the clock: cloud GPUs are billed for "
+        "every hour whatever their utilisation (and a production workload gets a spare server); "
+        "otherwise for the share of hours used (utilization).",
+    )
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, required=False
     )

@@ -8,10 +8,11 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from engine.advice import power_per_server
 from engine.assumptions import SPECS
 from engine.builder import Environment
 from engine.money import Money
-from engine.tco import TcoConfiguration
+from engine.tco import TcoConfiguration, TcoInputError
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import BoundedDecimalField, BoundedIntegerField, SingleLineCharField
 from quotes.advice.inputs import (
@@ -25,7 +26,9 @@ from quotes.advice.inputs import (
     MIN_UTILIZATION,
     REGIONS,
     TCO_DEFAULT_ENVIRONMENT,
+    UPTIMES,
 )
+from quotes.advice.presenters import text
 
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
@@ -45,6 +48,13 @@ class TotalsConfigurationInput(serializers.Serializer):
     managed_monthly_price = BoundedDecimalField(
         **_MONEY, required=False, allow_null=True, help_text="Managed-hosting fee per server."
     )
+    provisioned_w = BoundedIntegerField(
+        min_value=1,
+        max_value=500_000,
+        required=False,
+        help_text="Power provisioned per server (colocation rent is paid on it), W; at least "
+        "power_w, which it defaults to.",
+    )
 
 
 class _OptionTotalsInput(serializers.Serializer):
@@ -54,6 +64,8 @@ class _OptionTotalsInput(serializers.Serializer):
     currency = serializers.ChoiceField(choices=list(CURRENCIES))
     rack_units = BoundedIntegerField(min_value=1)
     managed_monthly_price = BoundedDecimalField(**_MONEY, required=False, allow_null=True)
+    power_sized_w = BoundedIntegerField(min_value=1, max_value=500_000, required=False)
+    cluster_power_w = BoundedIntegerField(min_value=0, max_value=10_000_000, required=False)
 
 
 class _PartInput(serializers.Serializer):
@@ -80,6 +92,13 @@ class TcoInput(serializers.Serializer):
     workload = serializers.JSONField(required=False)
     environment = serializers.ChoiceField(
         choices=[e.value for e in Environment], default=TCO_DEFAULT_ENVIRONMENT
+    )
+    uptime = serializers.ChoiceField(
+        choices=list(UPTIMES),
+        required=False,
+        help_text="always_on: a service running around the clock, so cloud GPUs are billed for "
+        "every hour (and a production workload gets a spare server); otherwise for the share of "
+        "hours used (utilization).",
     )
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
@@ -125,7 +144,15 @@ def _errors_at(prefix: str, serializer: serializers.Serializer) -> InputError:
 
 
 def configuration_parse(data: Any) -> TcoConfiguration:
-    """Either an option from the configurations endpoint or a configuration by its totals."""
+    """Either an option from the configurations endpoint or a configuration by its totals; a
+    figure the model refuses is a 400 naming it."""
+    try:
+        return _configuration(data)
+    except TcoInputError as exc:
+        raise InputError({f"configuration.{exc.field}": [text(exc.message)]}) from exc
+
+
+def _configuration(data: Any) -> TcoConfiguration:
     if not isinstance(data, dict):
         raise InputError({"configuration": [_("Expected a JSON object.")]})
     if "totals" in data:
@@ -147,6 +174,7 @@ def configuration_parse(data: Any) -> TcoConfiguration:
         price=Money(values["price"], currency),
         rack_units=values["rack_units"],
         managed_monthly_price=None if managed is None else Money(managed, currency),
+        provisioned_w=values.get("provisioned_w"),
     )
 
 
@@ -165,11 +193,18 @@ def _from_option(values: dict[str, Any]) -> TcoConfiguration:
         )
     gpu_names = [part["name"] for part in values["parts"] if part["kind"] == "gpu"]
     managed = totals.get("managed_monthly_price")
+    draw_w, provisioned_w = power_per_server(
+        totals["power_w"],
+        totals.get("power_sized_w") or totals["power_w"],
+        totals.get("cluster_power_w") or 0,
+        servers,
+    )
     return TcoConfiguration(
         servers=servers,
         gpus_per_server=gpus // servers,
         gpu_model=gpu_names[0] if gpu_names else None,
-        power_w=totals["power_w"],
+        power_w=draw_w,
+        provisioned_w=provisioned_w,
         price=Money(_per_server(totals["price"], servers), currency),
         rack_units=totals["rack_units"] // servers,
         managed_monthly_price=None

@@ -55,7 +55,7 @@ def configuration(**changes):
     return TcoConfiguration(**fields)
 
 
-def tco(config, with_assumptions, *, years=1, utilization="1", sensitivity=False):
+def tco(config, with_assumptions, *, years=1, utilization="1", sensitivity=False, always_on=False):
     inp = TcoInput(
         configuration=config,
         horizon_years=years,
@@ -63,5 +63,6 @@ def tco(config, with_assumptions, *, years=1, utilization="1", sensitivity=False
         region="FR",
         currency="EUR",
         assumptions=with_assumptions,
+        always_on=always_on,
     )
     return compute_tco(inp, with_sensitivity=sensitivity)

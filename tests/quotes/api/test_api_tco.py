@@ -149,3 +149,28 @@ def test_a_refreshed_cloud_price_feeds_the_cloud_option_with_its_source(client):
     # 8 GPUs x 730 h x 36 months x 0.7 utilisation x 2.50 EUR
     gpu_hours = Decimal(8 * 730 * 36) * Decimal("0.7")
     assert Decimal(body["options"]["cloud"]["by_category"]["cloud"]) == gpu_hours * Decimal("2.50")
+
+
+def test_an_always_on_service_pays_every_cloud_hour_and_rent_follows_the_provisioned_power(client):
+    by_use = _post(client, {"configuration": EIGHT_H100}).json()
+    always_on = _post(client, {"configuration": EIGHT_H100, "uptime": "always_on"}).json()
+    provisioned = _post(client, {"configuration": {**EIGHT_H100, "provisioned_w": 14300}}).json()
+
+    # Billed for 100 % of the hours instead of the default 70 % utilisation.
+    cloud_by_use = Decimal(by_use["options"]["cloud"]["by_category"]["cloud"])
+    cloud_always = Decimal(always_on["options"]["cloud"]["by_category"]["cloud"])
+    assert abs(cloud_always - cloud_by_use / Decimal("0.7")) <= Decimal("0.01")  # cents
+    assert always_on["options"]["on_premises"] == by_use["options"]["on_premises"]
+    # Rent on 14.3 kW instead of 10.2 kW; energy unchanged.
+    space = Decimal(by_use["options"]["on_premises"]["by_category"]["space"])
+    more_space = Decimal(provisioned["options"]["on_premises"]["by_category"]["space"])
+    assert abs(more_space - space * Decimal("14.3") / Decimal("10.2")) <= Decimal("0.01")
+    power = by_use["options"]["on_premises"]["by_category"]["power"]
+    assert provisioned["options"]["on_premises"]["by_category"]["power"] == power
+
+
+def test_provisioned_power_below_the_draw_is_a_400_naming_the_field(client):
+    response = _post(client, {"configuration": {**EIGHT_H100, "provisioned_w": 9000}})
+
+    assert response.status_code == 400
+    assert "configuration.provisioned_w" in response.json()["errors"]

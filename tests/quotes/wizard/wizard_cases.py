@@ -167,6 +167,7 @@ def engine_answer(expected: dict):
         region=expected["region"],
         currency=expected["currency"],
         overrides=expected["overrides"],
+        always_on=expected["uptime"] == "always_on",
     )
     return advice, chosen, tco
 
