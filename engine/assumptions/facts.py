@@ -31,8 +31,12 @@ def _f(value: str | Decimal, source: str, currency: str | None = None) -> Fact:
     return Fact(Decimal(value), currency, source)
 
 
-EPOCH = "Epoch AI hardware prices dataset (shared/data/hardware_prices.csv)"
-OFFERS = "GPUQuote GPU hosting offers (shared/data/gpu_hosting_offers.csv)"
+# Where the dated prices come from: each figure's own text then names the page and the date.
+EPOCH = (
+    "Epoch AI, machine learning hardware prices (https://github.com/epoch-research/"
+    "training-cost-trends, data/Hardware prices.csv; each row cites its dated page)"
+)
+OFFERS = "Public price list"
 
 RATES: Mapping[str, Fact] = MappingProxyType(
     {
@@ -245,22 +249,27 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
         ),
         "managed_discount_12m_pct": _f(
             "0",
-            "Provider's commercial policy (placeholder, confirm with the host): no discount "
-            "for 12 months",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): no discount for a 12-month contract",
         ),
         "managed_discount_24m_pct": _f(
             "0.05",
-            "Provider's commercial policy (placeholder, confirm with the host); OVHcloud "
-            "offers 12/24-month commitment discounts (" + OFFERS + ")",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): 5 % off for 24 months, as hosts reward commitment (OVHcloud's SCALE-GPU "
+            "bare-metal servers offer 12- and 24-month commitment prices: "
+            "https://www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)",
         ),
         "managed_discount_36m_pct": _f(
             "0.10",
-            "Provider's commercial policy (placeholder, confirm with the host)",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): 10 % off for 36 months",
         ),
         "managed_power_included": _f(
             "1",
             OFFERS + ": European bare-metal GPU offers include power, cooling, rack space and "
-            "uplink in the monthly fee",
+            "uplink in the monthly fee (Hetzner GEX44: https://www.hetzner.com/dedicated-"
+            "rootserver/gex44/, seen 2026-03-16; OVHcloud SCALE-GPU: https://www.ovhcloud.com/"
+            "en/bare-metal/scale/, seen 2026-05)",
         ),
         "cloud_reserved_discount_pct": _f(
             "0.30",

@@ -24,6 +24,28 @@ _MODEL_PATTERNS: tuple[tuple[str, str | None], ...] = (
 )
 
 
+# How a model key reads to a customer (the keys are internal).
+MODEL_NAMES = {
+    "H100_SXM": "H100 SXM",
+    "H100_PCIE": "H100 PCIe",
+    "H100_NVL": "H100 NVL",
+    "H200": "H200",
+    "B200": "B200",
+    "A100_SXM": "A100 SXM",
+    "A100_PCIE": "A100 PCIe",
+    "MI300X": "Instinct MI300X",
+    "L40S": "L40S",
+    "L4": "L4",
+    "RTX_PRO_6000": "RTX PRO 6000",
+    "RTX_4000_SFF_ADA": "RTX 4000 SFF Ada",
+}
+
+
+def gpu_model_name(key: str) -> str:
+    """The readable name of a model key ("H100_PCIE" -> "H100 PCIe")."""
+    return MODEL_NAMES.get(key, key.replace("_", " "))
+
+
 def gpu_model_key(name: str | None) -> str | None:
     """Canonical key for a GPU name or SKU ("NVIDIA H100 SXM5 80GB" -> "H100_SXM").
 

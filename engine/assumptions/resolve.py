@@ -10,7 +10,7 @@ from types import MappingProxyType
 from ..i18n import Message, gettext_noop
 from ..money import CURRENCIES, Money
 from .facts import COMMON, ONE, RATES, REGIONAL, Fact
-from .gpu_models import gpu_model_key
+from .gpu_models import gpu_model_key, gpu_model_name
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION, MANAGED_MONTHLY_PER_GPU
 from .specs import SPECS
 
@@ -261,9 +261,15 @@ class _Converter:
 
 def _label(name: str, gpu_model: str | None) -> Message:
     if name == "cloud_price_per_gpu_hour" and gpu_model:
-        return _msg(gettext_noop("Cloud price per GPU-hour, on demand (%(gpu)s)"), gpu=gpu_model)
+        return _msg(
+            gettext_noop("Cloud price per GPU-hour, on demand (%(gpu)s)"),
+            gpu=gpu_model_name(gpu_model),
+        )
     if name == "managed_monthly_price" and gpu_model:
-        return _msg(gettext_noop("Managed-hosting fee per GPU per month (%(gpu)s)"), gpu=gpu_model)
+        return _msg(
+            gettext_noop("Managed-hosting fee per GPU per month (%(gpu)s)"),
+            gpu=gpu_model_name(gpu_model),
+        )
     return Message(SPECS[name].label)
 
 

@@ -14,6 +14,7 @@ from engine.assumptions import (
     known_gpu_models,
     region_defaults,
 )
+from engine.assumptions.facts import OFFERS
 from engine.i18n import Message
 from engine.money import Money
 
@@ -210,7 +211,7 @@ def test_per_model_defaults_follow_the_gpu_and_keep_overrides():
     # Scaleway, Paris: 25.3308 EUR/h for 8 GPUs -> 3.16635 EUR per GPU-hour
     assert h100.value("cloud_price_per_gpu_hour") == Decimal("3.16635")
     assert h100.gpu_model == "H100_SXM"
-    assert h100["cloud_price_per_gpu_hour"].label.params == {"gpu": "H100_SXM"}
+    assert h100["cloud_price_per_gpu_hour"].label.params == {"gpu": "H100 SXM"}
     assert l4.value("cloud_price_per_gpu_hour") == Decimal("0.75")  # OVHcloud l4-90
     assert l4.value("managed_monthly_price") == Decimal("540")  # OVHcloud l4-90 monthly plan
     assert custom.value("cloud_price_per_gpu_hour") == Decimal("2.5")
@@ -301,3 +302,22 @@ def test_staff_edited_money_fact_is_converted_to_the_quote_currency():
     usd = region_defaults("FR", "USD", edited=edited)
     assert usd["staff_cost_per_year"].value == Decimal("100000") * usd.value("usd_per_eur")
     assert usd["staff_cost_per_year"].source.startswith("HR 2026")
+
+
+def test_no_source_shown_to_a_customer_is_a_placeholder_or_a_repository_path():
+    # Issue 15, point 6: public sources (a URL and a date for a price), never "confirm with the
+    # host" nor a path inside the project.
+    for region in REGIONS:
+        for assumption in region_defaults(region, "EUR", gpu_model="H100 PCIe").values():
+            source = assumption.source
+            assert "placeholder" not in source, (region, assumption.name)
+            assert "confirm with" not in source, (region, assumption.name)
+            assert "shared/" not in source, (region, assumption.name)
+            assert ".csv)" not in source or "github.com" in source, (region, assumption.name)
+            if source.startswith(OFFERS):
+                assert "https://" in source, (region, assumption.name)
+                assert "seen 20" in source, (region, assumption.name)
+    per_model = region_defaults("FR", "EUR", gpu_model="NVIDIA A100 80GB PCIe").values()
+    labels = [assumption.label.render() for assumption in per_model]
+    assert any("(A100 PCIe)" in label for label in labels)
+    assert not any("_" in label for label in labels)

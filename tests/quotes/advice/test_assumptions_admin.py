@@ -1,8 +1,10 @@
 """Regional TCO defaults: seeded once from the engine, edited by staff, never overwritten."""
 
+import importlib
 from decimal import Decimal
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
@@ -61,3 +63,30 @@ def test_money_needs_a_currency_and_ratios_none():
         RegionAssumption(
             region="FR", name="pue", value=Decimal("1.4"), currency="EUR", source="x"
         ).full_clean()
+
+
+def test_rows_seeded_with_an_old_builtin_source_get_the_public_one_and_edits_stay():
+    # quotes/migrations/0008: a row seeded before keeps its text; an old placeholder or project
+    # path is replaced by the current built-in source, a staff member's own source is kept.
+    migration = importlib.import_module("quotes.migrations.0008_builtin_sources_public")
+    seeded = RegionAssumption.objects.create(
+        region="FR",
+        name="managed_discount_36m_pct",
+        value=Decimal("0.10"),
+        source="Provider's commercial policy (placeholder, confirm with the host)",
+    )
+    edited = RegionAssumption.objects.create(
+        region="DE",
+        name="managed_discount_36m_pct",
+        value=Decimal("0.08"),
+        source="Our 2026 hosting contract, clause 4",
+    )
+
+    migration.public_sources(django_apps, None)
+
+    seeded.refresh_from_db()
+    edited.refresh_from_db()
+    assert seeded.source == builtin_facts("FR")["managed_discount_36m_pct"].source
+    assert "placeholder" not in seeded.source
+    assert seeded.value == Decimal("0.10")
+    assert edited.source == "Our 2026 hosting contract, clause 4"
