@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
+from ..assumptions import Assumption
 from ..i18n import Message, gettext_noop
-from .inputs import _HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR, Option, TcoInput, _msg
+from .inputs import (
+    _HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    MONTHS_PER_YEAR,
+    Option,
+    TcoConfiguration,
+    TcoInput,
+    _msg,
+)
 from .model import _it_kw, _plan, _values
 from .options import _INCLUDES, _MANAGED_WITHOUT_POWER, _book_values, _break_evens, _option_cost
 from .results import OptionCost, TcoResult
@@ -113,6 +123,53 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             assumptions.value("residual_value_pct"),
             currency,
         ),
-        assumptions=tuple(assumptions.values()),
+        assumptions=_shown(assumptions.values(), set(costs), months, config, currency),
         explanations=tuple(explanations),
     )
+
+
+_RATE_CURRENCY = {"usd_per_eur": "USD", "gbp_per_eur": "GBP"}
+
+
+def _shown(
+    values: Iterable[Assumption],
+    priced: set[Option],
+    months: int,
+    config: TcoConfiguration,
+    currency: str,
+) -> tuple[Assumption, ...]:
+    """The assumptions that entered the figures, and every override: a customer is shown only
+    those (issue 15)."""
+    items = tuple(values)
+    converted = {
+        code
+        for code in _RATE_CURRENCY.values()
+        if code == currency or any(f"{code}/EUR" in item.source for item in items)
+    }
+    fee_given = config.managed_monthly_price is not None
+    return tuple(
+        item
+        for item in items
+        if item.overridden or _used(item.name, priced, months, fee_given, converted)
+    )
+
+
+def _used(
+    name: str, priced: set[Option], months: int, fee_given: bool, converted: set[str]
+) -> bool:
+    """Whether an assumption entered the figures: a managed-hosting figure when hosting is priced
+    (the per-GPU fee only when no fee was given for the servers; the discount of the contract
+    length only); a cloud figure when the cloud is; an exchange rate when prices went through
+    it."""
+    if name == "managed_monthly_price":
+        return Option.MANAGED in priced and not fee_given
+    if name.startswith("managed_discount_"):
+        term = next((t for t in (36, 24, 12) if months >= t), 0)
+        return Option.MANAGED in priced and name == f"managed_discount_{term}m_pct"
+    if name.startswith("managed_"):
+        return Option.MANAGED in priced
+    if name.startswith("cloud_"):
+        return bool(priced & {Option.CLOUD, Option.CLOUD_RESERVED})
+    if name in _RATE_CURRENCY:
+        return _RATE_CURRENCY[name] in converted
+    return True

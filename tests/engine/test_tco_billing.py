@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from engine.advice import power_per_server, tco_configuration
+from engine.assumptions import region_defaults
 from engine.configuration import Option, Tier, Totals
 from engine.money import Money
 from engine.tco import TcoInputError
@@ -88,3 +89,32 @@ def test_a_built_option_shares_the_cluster_power_between_its_servers():
     config = tco_configuration(option)
 
     assert (config.power_w, config.provisioned_w) == (5501, 6751)
+
+
+def _shown(config, years: int) -> set[str]:
+    """The names shown for the French defaults as published (no override)."""
+    result = tco(config, region_defaults("FR", "EUR"), years=years)
+    return {assumption.name for assumption in result.assumptions}
+
+
+def test_only_the_assumptions_that_entered_the_figures_are_shown():
+    # Issue 15, point 6. A fee given for the servers: the per-GPU default fee is not shown (the
+    # total does not use it); with none, it is. 3 years: the 36-month discount only, 2 years the
+    # 24-month one. An H100's cloud price is published in USD: the dollar rate is shown, the
+    # pound's is not; a GPU without a cloud price shows no cloud figure.
+    h100 = "NVIDIA H100 PCIe 80GB"
+    with_fee = _shown(configuration(gpu_model=h100, managed_monthly_price=eur("9000")), 3)
+    per_gpu = _shown(configuration(gpu_model=h100), 3)
+    two_years = _shown(configuration(gpu_model=h100), 2)
+    unknown = _shown(configuration(gpu_model="Unknown accelerator"), 3)
+
+    assert "managed_monthly_price" not in with_fee
+    assert "managed_monthly_price" in per_gpu
+    assert {n for n in per_gpu if n.startswith("managed_discount_")} == {"managed_discount_36m_pct"}
+    assert {n for n in two_years if n.startswith("managed_discount_")} == {
+        "managed_discount_24m_pct"
+    }
+    assert {"cloud_price_per_gpu_hour", "usd_per_eur"} <= per_gpu
+    assert "gbp_per_eur" not in per_gpu
+    assert not any(name.startswith("cloud_") for name in unknown)
+    assert {"electricity_price_per_kwh", "pue", "colocation_per_kw_month"} <= per_gpu
