@@ -314,9 +314,10 @@ class QuoteLine(models.Model):
         _("exchange rate"), max_digits=12, decimal_places=6, null=True, blank=True
     )
     source_currency = models.CharField(_("catalog currency"), max_length=3, blank=True)
-    # What the builder meant the part for ("boot" / "data" drives), so the server checks read
-    # the quote as it was built even when one SSD model serves both.
-    role = models.CharField(_("role"), max_length=8, blank=True)
+    # What the builder meant the part for ("boot" / "data" drives, and a cluster line's role such
+    # as "storage_adapter": engine.fabric.LineRole), so the server checks read the quote as it
+    # was built even when one SSD or NIC model serves two purposes.
+    role = models.CharField(_("role"), max_length=32, blank=True)
 
     class Meta:
         ordering = ["revision", "position", "id"]
