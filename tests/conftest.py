@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from io import StringIO
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
+
+if TYPE_CHECKING:
+    from django.db.models import Model
 
 REDIS_DB_FIRST_WORKER = 10  # xdist worker gwN caches in Redis database 10 + N
 
@@ -55,6 +61,148 @@ def _fresh_cache(request):
 
     cache.clear()
     yield
+
+
+@dataclass(frozen=True)
+class _SeedTable:
+    """The rows ``load_catalog`` wrote to one table, as the database returned them."""
+
+    model: type[Model]
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+# Per process: what ``load_catalog`` writes into an empty catalog, in insertion order (None: not
+# captured yet). Tests run one at a time per process (xdist workers are processes).
+_SEED: list[_SeedTable] | None = None
+
+
+@pytest.fixture
+def seed_catalog() -> None:
+    """The committed seed catalog, as ``manage.py load_catalog`` loads it into an empty catalog.
+
+    The first test of a process that asks for it runs the command for real and keeps the rows it
+    wrote; later tests get those rows copied back with a few INSERTs (milliseconds instead of the
+    command's 1-1.5 s). Only the rows are copied: ids, values, ``created_at`` and ``updated_at``
+    as the command wrote them in this process. A catalog already holding rows (the test made
+    parts first) gets the real command, exactly as before. Tests of the loader itself call the
+    command directly. Needs the test's database access (``django_db``, ``db`` or
+    ``transactional_db``): runs inside the test's transaction, or commits in a transactional
+    test, whose flush empties it afterwards as it empties everything else.
+    """
+    global _SEED
+    from django.core.management import call_command
+
+    if _SEED is None:
+        before = _rows_of_every_table()
+        call_command("load_catalog", stdout=StringIO())
+        _SEED = _seed_capture(before, _rows_of_every_table())
+    elif _seed_tables_hold_rows(_SEED):
+        call_command("load_catalog", stdout=StringIO())
+    else:
+        _seed_copy(_SEED)
+
+
+def _models_with_tables() -> list[type[Model]]:
+    from django.apps import apps
+
+    return [
+        model
+        for model in apps.get_models(include_auto_created=True)
+        if model._meta.managed and not model._meta.proxy
+    ]
+
+
+def _rows_of_every_table() -> dict[type[Model], dict[Any, tuple[Any, ...]]]:
+    """Every row of every model's table, by primary key (the columns in ``_columns`` order)."""
+    from django.db import connection
+
+    result = {}
+    with connection.cursor() as cursor:
+        for model in _models_with_tables():
+            columns = _columns(model)
+            cursor.execute(_select_sql(model, columns))
+            pk_at = columns.index(model._meta.pk.column)
+            result[model] = {row[pk_at]: tuple(row) for row in cursor.fetchall()}
+    return result
+
+
+def _columns(model: type[Model]) -> tuple[str, ...]:
+    return tuple(field.column for field in model._meta.local_concrete_fields if field.column)
+
+
+def _select_sql(model: type[Model], columns: tuple[str, ...]) -> str:
+    from django.db import connection
+
+    quote = connection.ops.quote_name  # names from the models' metadata, quoted: no user input
+    return f"SELECT {', '.join(map(quote, columns))} FROM {quote(model._meta.db_table)}"  # noqa: S608
+
+
+def _seed_capture(
+    before: dict[type[Model], dict[Any, tuple[Any, ...]]],
+    after: dict[type[Model], dict[Any, tuple[Any, ...]]],
+) -> list[_SeedTable] | None:
+    """The rows the command added, table by table, parents before children; None when the
+    catalog was not empty before it ran (then what it wrote is not what an empty catalog gets)."""
+    added: dict[type[Model], tuple[tuple[Any, ...], ...]] = {}
+    for model, rows in after.items():
+        old = before[model]
+        if any(rows.get(pk) != row for pk, row in old.items()):
+            raise AssertionError(
+                f"load_catalog changed or deleted rows of {model._meta.db_table}: seed_catalog "
+                "copies only the rows it adds (tests/conftest.py)"
+            )
+        new = tuple(row for pk, row in sorted(rows.items()) if pk not in old)
+        if new and old:
+            return None
+        if new:
+            added[model] = new
+    return [
+        _SeedTable(model=model, columns=_columns(model), rows=added[model])
+        for model in _parents_first(list(added))
+    ]
+
+
+def _parents_first(models: list[type[Model]]) -> list[type[Model]]:
+    """The models ordered so that a table comes after every table its foreign keys point to."""
+    ordered: list[type[Model]] = []
+    seen: set[type[Model]] = set()
+
+    def visit(model: type[Model]) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for field in model._meta.local_concrete_fields:
+            target = field.related_model if field.is_relation else None
+            if target in models and target is not model:
+                visit(target)
+        ordered.append(model)
+
+    for model in models:
+        visit(model)
+    return ordered
+
+
+def _seed_tables_hold_rows(seed: list[_SeedTable]) -> bool:
+    return any(table.model._base_manager.exists() for table in seed)
+
+
+def _seed_copy(seed: list[_SeedTable]) -> None:
+    """Insert the captured rows as they were, then move the id sequences past them (as
+    ``loaddata`` does; SQLite's AUTOINCREMENT follows by itself)."""
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    quote = connection.ops.quote_name
+    with transaction.atomic(), connection.cursor() as cursor:
+        for table in seed:
+            columns = ", ".join(map(quote, table.columns))
+            values = ", ".join(["%s"] * len(table.columns))
+            into = quote(table.model._meta.db_table)
+            sql = f"INSERT INTO {into} ({columns}) VALUES ({values})"  # noqa: S608 (model names)
+            cursor.executemany(sql, table.rows)
+        for sql in connection.ops.sequence_reset_sql(no_style(), [t.model for t in seed]):
+            cursor.execute(sql)
 
 
 @pytest.fixture

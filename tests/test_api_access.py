@@ -59,8 +59,7 @@ OPERATIONS = _operations()
 
 
 @pytest.fixture
-def world():
-    call_command("load_catalog", stdout=StringIO())
+def world(seed_catalog):
     owner, owner_key = partner_key("Owner")
     _other, other_key = partner_key("Other")
     _partner, revoked_key = partner_key("Revoked")

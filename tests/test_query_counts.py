@@ -13,11 +13,9 @@ groups for a signed-in page. The wizard's pages run on the seed catalog (``load_
 from __future__ import annotations
 
 from collections.abc import Callable
-from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -66,8 +64,8 @@ def rep(client):
 
 
 @pytest.fixture
-def catalog() -> None:
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog) -> None:
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def assert_list_costs(

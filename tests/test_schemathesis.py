@@ -7,12 +7,9 @@ its documented schema. Throttles are lifted here: they are tested on their own.
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
 import schemathesis
 from django.core import signals
-from django.core.management import call_command
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
@@ -37,7 +34,7 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
 
 
 @pytest.fixture
-def api_world(db, monkeypatch, example_dns):
+def api_world(db, seed_catalog, monkeypatch, example_dns):
     """The catalog and a partner with a key; requests keep the test's database connection.
     Webhook URLs are resolved when registered: DNS is faked (``example_dns``), no lookup leaves."""
     # Calling the WSGI app directly fires request_started/finished, whose handler closes a
@@ -47,7 +44,6 @@ def api_world(db, monkeypatch, example_dns):
     for throttle in (AnonymousThrottle, PartnerKeyThrottle):
         rates = dict.fromkeys(throttle.THROTTLE_RATES, "100000/minute")
         monkeypatch.setattr(throttle, "THROTTLE_RATES", rates)
-    call_command("load_catalog", stdout=StringIO())
     _partner, raw = partner_key("Schemathesis Partner")
     yield auth(raw)
     for signal in (signals.request_started, signals.request_finished):

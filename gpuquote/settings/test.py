@@ -11,3 +11,7 @@ import os
 os.environ["DEBUG"] = "true"
 
 from gpuquote.settings.dev import *  # noqa: F403  (a settings profile: every name)
+
+# Tests create users and sign them in: the profile's PBKDF2 (1,000,000 iterations, 0.5-1 s a
+# password on a CI machine) cost minutes a run. Test-only; every other profile keeps PBKDF2.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

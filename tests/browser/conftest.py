@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import shutil
-from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -74,10 +73,9 @@ def browser(django_db_setup):
 
 
 @pytest.fixture
-def catalog(transactional_db):
-    from django.core.management import call_command
-
-    call_command("load_catalog", stdout=StringIO())
+def catalog(transactional_db, seed_catalog):
+    """The seed catalog, committed (the live server reads it); the flush after the test empties
+    it."""
 
 
 @pytest.fixture

@@ -4,10 +4,8 @@ tests, a few priced parts for the price refresh tests."""
 from __future__ import annotations
 
 from decimal import Decimal
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 
 from tests.api_fixtures import partner_key
 from tests.catalog.price_feeds import OLD_DAY
@@ -18,9 +16,9 @@ pytest.register_assert_rewrite("tests.catalog.catalog_api")
 
 
 @pytest.fixture
-def loaded_catalog() -> None:
-    """The committed catalog and its seed prices, as ``load_catalog`` loads them."""
-    call_command("load_catalog", stdout=StringIO())
+def loaded_catalog(seed_catalog) -> None:
+    """The committed catalog and its seed prices, as ``load_catalog`` loads them (copied:
+    tests/conftest.py ``seed_catalog``)."""
 
 
 @pytest.fixture

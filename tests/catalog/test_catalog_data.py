@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
 from catalog.models import Availability, Chassis, Cpu, Gpu
 from catalog.selectors import catalog_snapshot_get
@@ -39,11 +37,6 @@ URL = re.compile(r"https?://\S+")
 PRIVATE = re.compile(
     r"(^|[\s(])(/work|/home|/tmp|\.\./|~/)|gpu_hosting_offers|hardware_prices\.csv"
 )
-
-
-@pytest.fixture
-def seed_catalog() -> None:
-    call_command("load_catalog", stdout=StringIO())
 
 
 # --- The file ------------------------------------------------------------------------------------

@@ -6,11 +6,9 @@ from __future__ import annotations
 import builtins
 import socket
 from decimal import Decimal
-from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from django.utils import translation
 
 from gpuquote.core import numbers
@@ -51,8 +49,8 @@ def connects(monkeypatch) -> list[tuple]:
 
 
 @pytest.fixture
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 class _IntSpyMeta(type):

@@ -114,8 +114,7 @@ def test_num_proxies_defaults_to_the_socket_address():
 
 
 @pytest.fixture
-def partner_world():
-    call_command("load_catalog", stdout=StringIO())
+def partner_world(seed_catalog):
     partner, key = partner_key("Owner")
     hook = Webhook.objects.create(partner=partner, url="https://owner.example/hooks")
     return {"partner": partner, "key": key, "hook": hook}

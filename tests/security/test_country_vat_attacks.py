@@ -9,12 +9,10 @@ computation reads from. Each refusal names the field, and nothing is stored.
 
 from __future__ import annotations
 
-from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
@@ -69,8 +67,8 @@ PARTNER_BODY = {
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 @pytest.fixture

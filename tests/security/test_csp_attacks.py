@@ -8,10 +8,7 @@ The browser half (no page breaks the policy) is tests/browser/test_csp.py.
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
@@ -43,8 +40,8 @@ def policy(response) -> dict[str, list[str]]:
 
 
 @pytest.fixture
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 @pytest.fixture

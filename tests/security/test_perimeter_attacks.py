@@ -5,10 +5,8 @@ answers on closed quotes. Each test names the attack and asserts GPUQuote's exac
 from __future__ import annotations
 
 import datetime as dt
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -34,8 +32,8 @@ NEIGHBOUR = "198.51.100.20"
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def _step(client, step: str, *, address: str = ATTACKER, **extra):

@@ -8,10 +8,8 @@ the API, 86.7 GB in the wizard); a partner quote used 70 % utilisation whatever 
 from __future__ import annotations
 
 from decimal import Decimal
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from engine.sizing import size
@@ -64,8 +62,9 @@ def test_a_fine_tuning_left_at_its_defaults_needs_the_same_memory_everywhere(cli
         ("business_hours", "55", "0.55"),  # a figure the partner gives wins
     ],
 )
-def test_a_partner_quote_takes_its_utilisation_from_its_uptime(client, uptime, sent, expected):
-    call_command("load_catalog", stdout=StringIO())
+def test_a_partner_quote_takes_its_utilisation_from_its_uptime(
+    client, seed_catalog, uptime, sent, expected
+):
     _partner, raw = partner_key("Acme Cloud")
     body = {
         "customer": {

@@ -16,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from io import StringIO
 from types import MappingProxyType
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
 from catalog.selectors import catalog_snapshot_get
 from engine import rules
@@ -973,8 +971,8 @@ GENERAL = (
 
 
 @pytest.fixture
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def test_the_table_covers_the_issue():

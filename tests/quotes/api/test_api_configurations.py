@@ -1,7 +1,6 @@
 """POST /api/v1/configurations/ on the seed catalog, and the TCO of what it returns."""
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from catalog.selectors import catalog_snapshot_get
@@ -28,11 +27,6 @@ PRETRAIN_8B = {
         "gradient_checkpointing": True,
     },
 }
-
-
-@pytest.fixture
-def seed_catalog():
-    call_command("load_catalog", verbosity=0)
 
 
 def _post(client, payload):

@@ -7,10 +7,8 @@ import hashlib
 import json
 import time
 from decimal import Decimal
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -45,8 +43,8 @@ PROBLEM_KEYS = {"type", "title", "status", "detail", "message", "errors"}
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 @pytest.fixture

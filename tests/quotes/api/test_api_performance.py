@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from catalog.selectors import catalog_snapshot_get
@@ -13,7 +12,7 @@ from engine.serving import option_performance
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import performance_to_dict
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seed_catalog")]
 
 CHATBOT_8B = {
     "task": "inference",
@@ -25,11 +24,6 @@ PRETRAIN_1B = {
     "parameters_billions": 1.0,
     "training": {"training_tokens": 20_000_000_000, "deadline_days": 14},
 }
-
-
-@pytest.fixture(autouse=True)
-def seed_catalog():
-    call_command("load_catalog", verbosity=0)
 
 
 def _engine(workload_json, environment="production"):

@@ -7,11 +7,9 @@ import io
 import json
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from io import StringIO
 
 import pytest
 from django.core import mail
-from django.core.management import call_command
 from django.urls import reverse
 from pypdf import PdfReader
 
@@ -37,8 +35,8 @@ NEW = {
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 @pytest.fixture

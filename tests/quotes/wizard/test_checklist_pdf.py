@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 from pypdf import PdfReader
@@ -30,8 +28,8 @@ A4_POINTS = (595.28, 841.89)
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def _pdf_text(response) -> tuple[PdfReader, str]:

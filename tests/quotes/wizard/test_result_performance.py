@@ -1,10 +1,8 @@
 """The result page shows what each option delivers, as the engine computed it (engine.serving)."""
 
 import re
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 from django.utils.html import escape
@@ -20,8 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def _block(body: str, tier: str) -> str:

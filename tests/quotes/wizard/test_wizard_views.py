@@ -5,10 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
@@ -34,8 +32,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def catalog():
-    call_command("load_catalog", stdout=StringIO())
+def catalog(seed_catalog):
+    """The seed catalog (``load_catalog``, copied: tests/conftest.py ``seed_catalog``)."""
 
 
 def _url(step: str) -> str:
