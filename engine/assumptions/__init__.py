@@ -13,17 +13,18 @@ Conventions
   published in another currency is converted with the exchange-rate assumptions
   ``usd_per_eur`` and ``gbp_per_eur`` (ECB reference rates, 2024 annual averages); its source
   says which rate was used. Overriding a rate re-converts every default that was converted.
-- Per-GPU-model defaults (cloud price per GPU-hour, managed-hosting fee per GPU) depend on the
-  configuration's GPU: ``Assumptions.for_gpu_model(name)`` resolves them; ``compute_tco`` calls
-  it. A model without a dated public price gets no default: the option is then left out of the
-  comparison until the value is set by override.
+- Per-GPU-model defaults (cloud price per GPU-hour) depend on the configuration's GPU:
+  ``Assumptions.for_gpu_model(name)`` resolves them; ``compute_tco`` calls it. A model without a
+  dated public price gets no default: the cloud is then left out of the comparison until the
+  value is set by override. The managed-hosting fee per GPU has no default: when set, it
+  overrides the provider's computed fee (``engine.tco.hosting``).
 - ``source`` is a citation (titles, URLs, dates), kept verbatim and not translated; ``label``
   is the user-facing wording and is a translatable ``Message``.
 """
 
 from .facts import COMMON, EPOCH, OFFERS, ONE, RATES, REGIONAL, ZERO, Fact
 from .gpu_models import gpu_model_key, known_gpu_models
-from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION, MANAGED_MONTHLY_PER_GPU
+from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 from .resolve import (
     OVERRIDE_SOURCE,
     REGIONS,
@@ -44,7 +45,6 @@ __all__ = [
     "COMMON",
     "EPOCH",
     "FRACTION",
-    "MANAGED_MONTHLY_PER_GPU",
     "OFFERS",
     "ONE",
     "OVERRIDE_SOURCE",

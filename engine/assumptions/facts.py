@@ -242,6 +242,27 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
             "GPUQuote convention: no discounting unless you set your cost of capital; the "
             "net present value is then shown next to the cash total",
         ),
+        "provider_margin_pct": _f(
+            "0.20",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): 20 % of the fee above the host's cost; each fee it gives is placed in the "
+            "band of dated public offers for its GPU class",
+        ),
+        "provider_cost_of_capital": _f(
+            "0.08",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): 8 % a year, a planning figure for a hosting business financing its "
+            "hardware; compare with the costs of capital by industry A. Damodaran publishes each "
+            "January (https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/wacc.html)",
+        ),
+        "managed_no_commitment_months": _f(
+            "12",
+            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+            "admin): a month-to-month fee pays the hardware back in 12 months, as the market "
+            "does: OVHcloud rents an H100 PCIe for 1,940 EUR a month "
+            "(https://www.ovhcloud.com/fr/public-cloud/prices/, seen 2026-10-08), about a "
+            "twelfth of the card and its server share",
+        ),
         "managed_setup_fee_months": _f(
             "1",
             OFFERS + ": Hetzner GEX131 setup fee 1,499 EUR for 1,497.30 EUR/month, GEX45 209 "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION, MANAGED_MONTHLY_PER_GPU
+from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 
 # --------------------------------------------------------------------------------------------
 # GPU model names
@@ -68,7 +68,7 @@ def gpu_model_key(name: str | None) -> str | None:
 
 def known_gpu_models() -> tuple[str, ...]:
     """Model keys with at least one per-model default, sorted."""
-    keys = set(CLOUD_ON_DEMAND) | set(MANAGED_MONTHLY_PER_GPU)
+    keys = set(CLOUD_ON_DEMAND)
     for table in CLOUD_ON_DEMAND_BY_REGION.values():
         keys |= set(table)
     return tuple(sorted(keys))

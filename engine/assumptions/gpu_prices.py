@@ -1,5 +1,6 @@
 """Per-GPU-model defaults as records, each with its source: cloud prices per GPU-hour (global and
-per region) and managed-hosting fees per GPU and month.
+per region). Managed-hosting fees are not defaults: the provider's price model computes them
+(``engine.tco.hosting``) and the market band comes from dated offers (``engine.tco.market``).
 """
 
 from __future__ import annotations
@@ -114,37 +115,6 @@ CLOUD_ON_DEMAND_BY_REGION: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     "EUR",
                 ),
             }
-        ),
-    }
-)
-
-_OVH_MONTHLY = (
-    "; OVHcloud Public Cloud monthly plan, GPU with power, cooling, space and hardware "
-    "replacement included (https://www.ovhcloud.com/fr/public-cloud/prices/, seen 2026-10-08)"
-)
-
-MANAGED_MONTHLY_PER_GPU: Mapping[str, Fact] = MappingProxyType(
-    {
-        "H100_PCIE": _f(
-            Decimal(7770) / 4,
-            OFFERS + ": h100-1520, 7,770 EUR/month for 4 GPUs" + _OVH_MONTHLY,
-            "EUR",
-        ),
-        "A100_SXM": _f("1100", OFFERS + ": a100-180, A100 80GB" + _OVH_MONTHLY, "EUR"),
-        "A100_PCIE": _f("1100", OFFERS + ": a100-180, A100 80GB" + _OVH_MONTHLY, "EUR"),
-        "L40S": _f("1008", OFFERS + ": l40s-90" + _OVH_MONTHLY, "EUR"),
-        "L4": _f("540", OFFERS + ": l4-90" + _OVH_MONTHLY, "EUR"),
-        "RTX_PRO_6000": _f(
-            "1497.30",
-            OFFERS + ": Hetzner GEX131, RTX PRO 6000 Blackwell Max-Q, dedicated server with "
-            "power, cooling, rack and uplink (https://www.hetzner.com, seen 2026-10-08)",
-            "EUR",
-        ),
-        "RTX_4000_SFF_ADA": _f(
-            "232.30",
-            OFFERS + ": Hetzner GEX44-1, dedicated server with power, cooling, rack and uplink "
-            "(https://docs.hetzner.com, price list effective 2026-06-15, seen 2026-08-31)",
-            "EUR",
         ),
     }
 )

@@ -11,7 +11,7 @@ from ..i18n import Message, gettext_noop
 from ..money import CURRENCIES, Money
 from .facts import COMMON, ONE, RATES, REGIONAL, Fact
 from .gpu_models import gpu_model_key, gpu_model_name
-from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION, MANAGED_MONTHLY_PER_GPU
+from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 from .specs import SPECS
 
 REGIONS = ("DE", "FR", "GB", "US")
@@ -291,9 +291,6 @@ def _assemble(
         )
         if cloud is not None:
             facts["cloud_price_per_gpu_hour"] = cloud
-        managed = MANAGED_MONTHLY_PER_GPU.get(gpu_model)
-        if managed is not None:
-            facts["managed_monthly_price"] = managed
     facts.update(RATES)
     facts.update(edited)
 

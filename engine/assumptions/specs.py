@@ -119,8 +119,27 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
         ),
         "managed_monthly_price": _spec(
             "{cur}/GPU/month",
-            gettext_noop("Managed-hosting fee per GPU per month"),
+            gettext_noop("Managed-hosting fee per GPU per month, set by sales (month to month)"),
             money=True,
+        ),
+        "provider_margin_pct": _spec(
+            FRACTION,
+            gettext_noop("Host's margin, share of the managed-hosting fee"),
+            "0",
+            "0.9",
+        ),
+        "provider_cost_of_capital": _spec(
+            "fraction per year (0.08 = 8%)",
+            gettext_noop("Host's cost of capital, to pay the hardware back over a contract"),
+            "0",
+            "1",
+        ),
+        "managed_no_commitment_months": _spec(
+            "months",
+            gettext_noop("Months a month-to-month managed fee pays the hardware back in"),
+            "1",
+            "60",
+            integral=True,
         ),
         "managed_setup_fee_months": _spec(
             "months of fee",

@@ -13,10 +13,12 @@ On premises
     support       support share of the hardware price per year (spares and insurance alike)
     network       per server per month; software: per GPU per year
 Managed hosting (the host owns and runs the hardware)
-    setup         months of fee x monthly fee (undiscounted), month 1
-    hosting_fees  monthly fee per server, less the contract discount for the horizon
-                  (12/24/36-month tiers); the fee includes power, cooling, space, support and
-                  hardware replacement, so none of those lines appears here
+    setup         setup months x the contract's monthly fee, month 1
+    hosting_fees  the host's fee per server for the contract the horizon signs (the longest of
+                  month to month, 12, 24 or 36 months that fits): cost-plus, never below the
+                  hardware's payback over the term (``hosting``), placed in the market band of
+                  dated public offers (``market``); the fee includes power, cooling, space,
+                  support and hardware replacement, so none of those lines appears here
     staff         the work that stays with the customer (managed FTE per server)
     software      as on premises
     power/cooling only when the fee excludes power (``managed_power_included`` = 0)
@@ -43,6 +45,7 @@ a few cents at most).
 """
 
 from .compute import compute_tco
+from .hosting import TERMS, FeeBasis, ManagedOffer, ProviderCost, TermFee, managed_offer
 from .inputs import (
     HOURS_PER_MONTH,
     HOURS_PER_YEAR,
@@ -61,6 +64,7 @@ from .inputs import (
     TcoInput,
     TcoInputError,
 )
+from .market import MarketBand, MarketPosition, gpu_class, market_band
 from .results import BookValue, BreakEven, OptionCost, SensitivityRow, TcoResult
 
 __all__ = [
@@ -74,16 +78,26 @@ __all__ = [
     "SENSITIVITY_ELECTRICITY",
     "SENSITIVITY_HORIZON_YEARS",
     "SENSITIVITY_UTILIZATION",
+    "TERMS",
     "BookValue",
     "BreakEven",
     "Category",
+    "FeeBasis",
+    "ManagedOffer",
+    "MarketBand",
+    "MarketPosition",
     "Option",
     "OptionCost",
+    "ProviderCost",
     "SensitivityParameter",
     "SensitivityRow",
     "TcoConfiguration",
     "TcoInput",
     "TcoInputError",
     "TcoResult",
+    "TermFee",
     "compute_tco",
+    "gpu_class",
+    "managed_offer",
+    "market_band",
 ]

@@ -7,15 +7,16 @@ from decimal import Decimal
 
 from ..assumptions import Assumption
 from ..i18n import Message, gettext_noop
+from .hosting import FeeBasis, ManagedOffer
 from .inputs import (
     _HOURS_PER_MONTH,
     HOURS_PER_YEAR,
     MONTHS_PER_YEAR,
     Option,
-    TcoConfiguration,
     TcoInput,
     _msg,
 )
+from .market import MarketPosition
 from .model import _it_kw, _plan, _values
 from .options import _INCLUDES, _MANAGED_WITHOUT_POWER, _book_values, _break_evens, _option_cost
 from .results import OptionCost, TcoResult
@@ -82,15 +83,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             draw=v.full_kw.quantize(Decimal("0.1")),
         )
     )
-    if Option.MANAGED not in costs:
-        explanations.append(
-            Message(
-                gettext_noop(
-                    "No managed-hosting price is known for this configuration; set "
-                    "managed_monthly_price to compare."
-                )
-            )
-        )
+    explanations.extend(_managed_explanations(v.managed, months))
     if Option.CLOUD not in costs:
         explanations.append(
             _msg(
@@ -123,9 +116,79 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             assumptions.value("residual_value_pct"),
             currency,
         ),
-        assumptions=_shown(assumptions.values(), set(costs), months, config, currency),
+        assumptions=_shown(assumptions.values(), set(costs), months, v.managed, currency),
         explanations=tuple(explanations),
+        managed_offer=v.managed,
     )
+
+
+def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
+    """How the host's fee was set, and where it sits in the market."""
+    term = offer.term(months)
+    whole = Decimal(1)
+    params = {
+        "fee": term.monthly.amount.quantize(whole),
+        "per_gpu": term.per_gpu_month.amount.quantize(whole),
+        "floor": term.floor.amount.quantize(whole),
+        "currency": offer.currency,
+        "term": term.months,
+    }
+    if offer.basis is FeeBasis.OVERRIDE and term.floored:
+        template = gettext_noop(
+            "Managed hosting: the fee our sales team set is below what the hardware costs to "
+            "pay back over the contract; it is raised to that floor, %(floor)s %(currency)s per "
+            "server and month (%(per_gpu)s %(currency)s per GPU)."
+        )
+    elif offer.basis is FeeBasis.OVERRIDE:
+        template = gettext_noop(
+            "Managed hosting: %(fee)s %(currency)s per server and month (%(per_gpu)s "
+            "%(currency)s per GPU), the fee our sales team set."
+        )
+    elif term.months == 0:
+        template = gettext_noop(
+            "Managed hosting: %(fee)s %(currency)s per server and month with no commitment "
+            "(%(per_gpu)s %(currency)s per GPU): the host's cost (the hardware paid back in a "
+            "year, power, space, operations staff, support) plus its margin."
+        )
+    else:
+        template = gettext_noop(
+            "Managed hosting: %(fee)s %(currency)s per server and month for a %(term)s-month "
+            "contract (%(per_gpu)s %(currency)s per GPU): the host's cost (the hardware paid "
+            "back over the contract, power, space, operations staff, support) plus its margin."
+        )
+    found = [_msg(template, **params)]
+    band = offer.band
+    if band is not None and term.market is not MarketPosition.UNKNOWN:
+        where = {
+            MarketPosition.BELOW: gettext_noop(
+                "That is below the market: public offers for %(klass)s GPUs ask %(low)s to "
+                "%(high)s %(currency)s per GPU and month (%(offers)s offers seen %(oldest)s to "
+                "%(newest)s)."
+            ),
+            MarketPosition.WITHIN: gettext_noop(
+                "That is within the market: public offers for %(klass)s GPUs ask %(low)s to "
+                "%(high)s %(currency)s per GPU and month (%(offers)s offers seen %(oldest)s to "
+                "%(newest)s)."
+            ),
+            MarketPosition.ABOVE: gettext_noop(
+                "That is above the market: public offers for %(klass)s GPUs ask %(low)s to "
+                "%(high)s %(currency)s per GPU and month (%(offers)s offers seen %(oldest)s to "
+                "%(newest)s)."
+            ),
+        }[term.market]
+        found.append(
+            _msg(
+                where,
+                klass=band.name,
+                low=band.low.amount.quantize(whole),
+                high=band.high.amount.quantize(whole),
+                currency=offer.currency,
+                offers=band.offers,
+                oldest=band.oldest.isoformat(),
+                newest=band.newest.isoformat(),
+            )
+        )
+    return found
 
 
 _RATE_CURRENCY = {"usd_per_eur": "USD", "gbp_per_eur": "GBP"}
@@ -135,7 +198,7 @@ def _shown(
     values: Iterable[Assumption],
     priced: set[Option],
     months: int,
-    config: TcoConfiguration,
+    offer: ManagedOffer,
     currency: str,
 ) -> tuple[Assumption, ...]:
     """The assumptions that entered the figures, and every override: a customer is shown only
@@ -146,23 +209,25 @@ def _shown(
         for code in _RATE_CURRENCY.values()
         if code == currency or any(f"{code}/EUR" in item.source for item in items)
     }
-    fee_given = config.managed_monthly_price is not None
+    set_by_sales = offer.basis is FeeBasis.OVERRIDE
     return tuple(
         item
         for item in items
-        if item.overridden or _used(item.name, priced, months, fee_given, converted)
+        if item.overridden or _used(item.name, priced, months, set_by_sales, converted)
     )
 
 
 def _used(
-    name: str, priced: set[Option], months: int, fee_given: bool, converted: set[str]
+    name: str, priced: set[Option], months: int, set_by_sales: bool, converted: set[str]
 ) -> bool:
     """Whether an assumption entered the figures: a managed-hosting figure when hosting is priced
-    (the per-GPU fee only when no fee was given for the servers; the discount of the contract
-    length only); a cloud figure when the cloud is; an exchange rate when prices went through
-    it."""
-    if name == "managed_monthly_price":
-        return Option.MANAGED in priced and not fee_given
+    (the margin only when the host's fee is computed, not set by sales; the discount of the
+    contract length only); a cloud figure when the cloud is; an exchange rate when prices went
+    through it."""
+    if name == "provider_margin_pct":
+        return Option.MANAGED in priced and not set_by_sales
+    if name.startswith("provider_") or name == "managed_no_commitment_months":
+        return Option.MANAGED in priced
     if name.startswith("managed_discount_"):
         term = next((t for t in (36, 24, 12) if months >= t), 0)
         return Option.MANAGED in priced and name == f"managed_discount_{term}m_pct"

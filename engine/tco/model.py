@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from ..assumptions import Assumptions
 from ..money import round_money
+from .hosting import ManagedOffer, managed_offer
 from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, Option, TcoInput, _12
 
 # --------------------------------------------------------------------------------------------
@@ -38,9 +39,7 @@ class _Values:
     insurance: Decimal
     network: Decimal
     software: Decimal
-    managed_fee: Decimal | None  # all servers, per month, before discount
-    setup_months: Decimal
-    discounts: tuple[Decimal, Decimal, Decimal]  # 12, 24, 36 months
+    managed: ManagedOffer  # per server, every contract term
     power_included: bool
     cloud_price: Decimal | None
     reserved_discount: Decimal
@@ -57,13 +56,6 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
     config = inp.configuration
     a = assumptions
     servers = Decimal(config.servers)
-    managed_fee: Decimal | None
-    if config.managed_monthly_price is not None:
-        managed_fee = config.managed_monthly_price.amount * servers
-    elif "managed_monthly_price" in a:
-        managed_fee = a.value("managed_monthly_price") * config.gpus_per_server * servers
-    else:
-        managed_fee = None
     return _Values(
         servers=servers,
         gpus=servers * config.gpus_per_server,
@@ -83,13 +75,7 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         insurance=a.value("insurance_pct_per_year"),
         network=a.value("network_per_server_month"),
         software=a.value("software_per_gpu_year"),
-        managed_fee=managed_fee,
-        setup_months=a.value("managed_setup_fee_months"),
-        discounts=(
-            a.value("managed_discount_12m_pct"),
-            a.value("managed_discount_24m_pct"),
-            a.value("managed_discount_36m_pct"),
-        ),
+        managed=managed_offer(config, a),
         power_included=a.value("managed_power_included") == _ONE,
         cloud_price=a.value("cloud_price_per_gpu_hour")
         if "cloud_price_per_gpu_hour" in a
@@ -103,17 +89,6 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
 
 def _it_kw(v: _Values, utilization: Decimal) -> Decimal:
     return v.full_kw * (v.idle + (_ONE - v.idle) * utilization)
-
-
-def _contract_discount(v: _Values, months: int) -> Decimal:
-    twelve, twenty_four, thirty_six = v.discounts
-    if months >= 36:
-        return thirty_six
-    if months >= 24:
-        return twenty_four
-    if months >= 12:
-        return twelve
-    return _ZERO
 
 
 def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -> _Plan:
@@ -138,18 +113,18 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
             Category.SOFTWARE: (_ZERO, software),
         }
     }
-    if v.managed_fee is not None:
-        fees = v.managed_fee * (_ONE - _contract_discount(v, months))
-        managed = {
-            Category.SETUP: (v.managed_fee * v.setup_months, _ZERO),
-            Category.HOSTING_FEES: (_ZERO, fees),
-            Category.STAFF: (_ZERO, staff * v.managed_fte),
-            Category.SOFTWARE: (_ZERO, software),
-        }
-        if not v.power_included:
-            managed[Category.POWER] = (_ZERO, power)
-            managed[Category.COOLING] = (_ZERO, cooling)
-        plan[Option.MANAGED] = managed
+    # The host's fee for the contract the horizon signs, as quoted (cents, per server).
+    contract = v.managed.term(months)
+    managed = {
+        Category.SETUP: (contract.setup.amount * v.servers, _ZERO),
+        Category.HOSTING_FEES: (_ZERO, contract.monthly.amount * v.servers),
+        Category.STAFF: (_ZERO, staff * v.managed_fte),
+        Category.SOFTWARE: (_ZERO, software),
+    }
+    if not v.power_included:
+        managed[Category.POWER] = (_ZERO, power)
+        managed[Category.COOLING] = (_ZERO, cooling)
+    plan[Option.MANAGED] = managed
     if v.cloud_price is not None:
         all_hours = v.gpus * _HOURS_PER_MONTH
         billed = _ONE if v.always_on else utilization

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from ..assumptions import Assumption
 from ..i18n import Message
 from ..money import Money
+from .hosting import ManagedOffer
 from .inputs import Option, SensitivityParameter
 
 # --------------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ class TcoResult:
     horizon_months: int
     utilization: Decimal
     on_premises: OptionCost
-    managed: OptionCost | None  # None: no managed-hosting price known
+    managed: OptionCost | None  # None only in results stored before the host priced every server
     cloud: OptionCost | None  # None: no cloud price known for the GPU
     cloud_reserved: OptionCost | None
     break_even_month: BreakEven
@@ -73,6 +74,9 @@ class TcoResult:
     book_values: tuple[BookValue, ...]  # on-premises capital, not a cash line
     assumptions: tuple[Assumption, ...]
     explanations: tuple[Message, ...]
+    # The host's price of one server for every contract term; ``managed`` bills the term the
+    # horizon signs. None only in results stored before the provider's price model.
+    managed_offer: ManagedOffer | None = None
 
     @property
     def options(self) -> Mapping[Option, OptionCost]:

@@ -10,14 +10,17 @@ nothing is turned into dicts and read back.
 from __future__ import annotations
 
 from decimal import Decimal
+from types import MappingProxyType
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from engine.advice import sized_on, tco_configuration
+from engine.assumptions import Assumptions
 from engine.builder import Environment, Option, Tier
 from engine.model_registry import get_model
 from engine.money import Money
 from engine.parts import GpuClass, GpuSpec
 from engine.serving import options_performance
+from engine.tco import ManagedOffer, TcoResult, managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.inputs import Uptime
 from quotes.advice.result import AdviceInputs, AdviceResult, GpuChoice, ModelSummary, PriceAge
@@ -67,6 +70,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     )
     chosen = _chosen(advice.build.options)
     tco = None
+    overrides = {name: Decimal(value) for name, value in inputs.overrides.items()}
     if chosen is not None:
         tco = tco_get(
             configuration=tco_configuration(chosen),
@@ -74,7 +78,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             utilization=inputs.utilization,
             region=inputs.region,
             currency=currency,
-            overrides={name: Decimal(value) for name, value in inputs.overrides.items()},
+            overrides=overrides,
             always_on=inputs.uptime == Uptime.ALWAYS_ON,
         )
 
@@ -89,6 +93,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             on_recommended = sized_on(workload, gpu, chosen.totals.gpus)
     workstation = _workstation_gpu(gpus)
     defaults = assumptions_get(region=inputs.region, currency=currency)
+    managed = _managed_offers(advice.build.options, chosen, tco, defaults, inputs)
     ages = price_ages_get(currency=currency)
     built_skus = {line.sku for option in advice.build.options for line in option.parts}
     return AdviceResult(
@@ -109,4 +114,31 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             if sku in built_skus
         },
         performance=options_performance(workload, advice.build.options, gpus),
+        managed_offers=MappingProxyType(managed),
     )
+
+
+def _managed_offers(
+    options: tuple[Option, ...],
+    chosen: Option | None,
+    tco: TcoResult | None,
+    defaults: Assumptions,
+    inputs: AdviceInputs,
+) -> dict[Tier, ManagedOffer]:
+    """The host's price of each option's servers: the chosen option's is the one its TCO
+    billed; the others' come from the same regional assumptions and the customer's overrides."""
+    given = (
+        defaults.with_overrides(**{name: Decimal(v) for name, v in inputs.overrides.items()})
+        if inputs.overrides
+        else defaults
+    )
+    offers = {}
+    for option in options:
+        if option is chosen and tco is not None and tco.managed_offer is not None:
+            offers[option.tier] = tco.managed_offer
+            continue
+        configuration = tco_configuration(option)
+        offers[option.tier] = managed_offer(
+            configuration, given.for_gpu_model(configuration.gpu_model)
+        )
+    return offers

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
@@ -21,7 +21,7 @@ from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
 from engine.serving import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
-from engine.tco import BreakEven, OptionCost, TcoResult
+from engine.tco import BreakEven, ManagedOffer, OptionCost, TcoResult
 from quotes.advice.result import AdviceResult
 
 
@@ -104,6 +104,68 @@ def tco_to_dict(result: TcoResult) -> dict[str, Any]:
             for item in result.assumptions
         ],
         "explanations": [text(message) for message in result.explanations],
+        "managed_offer": managed_offer_to_dict(result.managed_offer, result.horizon_months),
+    }
+
+
+# Where a managed-hosting fee sits in the band of dated public offers for its GPU class.
+MARKET_LABELS = {
+    "below": gettext_lazy("below the market"),
+    "within": gettext_lazy("within the market"),
+    "above": gettext_lazy("above the market"),
+    "unknown": gettext_lazy("no public offer to compare"),
+}
+
+
+def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> dict[str, Any] | None:
+    """The host's price of one server for every contract term, and the term the horizon signs."""
+    if offer is None:
+        return None
+    band = offer.band
+    return {
+        "basis": str(offer.basis),
+        "currency": offer.currency,
+        "gpus_per_server": offer.gpus_per_server,
+        "contract_months": offer.term(horizon_months).months,
+        "margin": str(offer.margin),
+        "cost_of_capital": str(offer.cost_of_capital),
+        "power_included": offer.power_included,
+        "override": amount(offer.override),
+        "override_below_floor": offer.override_below_floor,
+        "terms": [
+            {
+                "months": fee.months,
+                "monthly": amount(fee.monthly),
+                "setup": amount(fee.setup),
+                "per_gpu_month": amount(fee.per_gpu_month),
+                "floor": amount(fee.floor),
+                "discount": str(fee.discount),
+                "floored": fee.floored,
+                "market": str(fee.market),
+                "cost": {
+                    "amortisation": amount(fee.cost.amortisation),
+                    "power": amount(fee.cost.power),
+                    "space": amount(fee.cost.space),
+                    "staff": amount(fee.cost.staff),
+                    "support": amount(fee.cost.support),
+                    "network": amount(fee.cost.network),
+                    "total": amount(fee.cost.total),
+                },
+            }
+            for fee in offer.terms
+        ],
+        "market_band": None
+        if band is None
+        else {
+            "gpu_class": band.gpu_class,
+            "name": band.name,
+            "low": amount(band.low),
+            "high": amount(band.high),
+            "offers": band.offers,
+            "oldest": band.oldest.isoformat(),
+            "newest": band.newest.isoformat(),
+            "sources": list(band.sources),
+        },
     }
 
 

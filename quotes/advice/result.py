@@ -19,7 +19,7 @@ from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
 from engine.serving import Performance
 from engine.sizing import Sizing
-from engine.tco import TcoResult
+from engine.tco import ManagedOffer, TcoResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,11 @@ class AdviceResult:
     # What each option delivers (decode speed, images/s, training time, software stack); empty
     # in results stored before it was computed.
     performance: Mapping[Tier, Performance] = field(default_factory=lambda: MappingProxyType({}))
+    # The host's managed-hosting price of one server of each option, every contract term (the
+    # chosen option's is its TCO's); empty in results stored before the host's price model.
+    managed_offers: Mapping[Tier, ManagedOffer] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     @property
     def chosen(self) -> Option | None:

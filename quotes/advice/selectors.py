@@ -11,7 +11,14 @@ from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from engine.builder import Environment
 from engine.money import Money
 from engine.parts import GpuSpec
-from engine.tco import TcoConfiguration, TcoInput, TcoResult, compute_tco
+from engine.tco import (
+    ManagedOffer,
+    TcoConfiguration,
+    TcoInput,
+    TcoResult,
+    compute_tco,
+    managed_offer,
+)
 from engine.workload import Workload
 from quotes.models import RegionAssumption
 
@@ -63,6 +70,23 @@ def advice_get(
         growth_gpus=growth_gpus,
         always_on=always_on,
     )
+
+
+def managed_offer_get(
+    *,
+    configuration: TcoConfiguration,
+    region: str,
+    currency: str,
+    overrides: Mapping[str, Decimal],
+) -> ManagedOffer:
+    """The host's managed-hosting price of one server of ``configuration``, with the region's
+    defaults and the caller's overrides: the same figures ``tco_get`` bills."""
+    assumptions = assumptions_get(
+        region=region, currency=currency, gpu_model=configuration.gpu_model
+    )
+    if overrides:
+        assumptions = assumptions.with_overrides(**overrides)
+    return managed_offer(configuration, assumptions.for_gpu_model(configuration.gpu_model))
 
 
 def tco_get(

@@ -252,7 +252,11 @@ class TotalsSchema(serializers.Serializer):
     )
     price = serializers.DecimalField(max_digits=14, decimal_places=2)
     managed_monthly_price = serializers.DecimalField(
-        max_digits=14, decimal_places=2, allow_null=True
+        max_digits=14,
+        decimal_places=2,
+        allow_null=True,
+        help_text="A managed-hosting fee the sales team set in the catalog for these servers, "
+        "per month; null: the host's computed fee applies (tco.managed_offer).",
     )
     currency = serializers.CharField()
 
@@ -433,6 +437,62 @@ class AssumptionSchema(serializers.Serializer):
     overridden = serializers.BooleanField()
 
 
+class ProviderCostSchema(serializers.Serializer):
+    amortisation = serializers.DecimalField(
+        14, 2, help_text="The hardware paid back over the term."
+    )
+    power = serializers.DecimalField(14, 2)
+    space = serializers.DecimalField(14, 2)
+    staff = serializers.DecimalField(14, 2)
+    support = serializers.DecimalField(14, 2)
+    network = serializers.DecimalField(14, 2)
+    total = serializers.DecimalField(14, 2)
+
+
+class TermFeeSchema(serializers.Serializer):
+    months = serializers.IntegerField(help_text="Contract term; 0: month to month.")
+    monthly = serializers.DecimalField(14, 2, help_text="Fee per server and month.")
+    setup = serializers.DecimalField(14, 2, help_text="One-off setup fee per server.")
+    per_gpu_month = serializers.DecimalField(14, 2)
+    floor = serializers.DecimalField(
+        14, 2, help_text="The hardware's payback over the term: no fee is below it."
+    )
+    discount = serializers.CharField(help_text="The term's discount, a fraction.")
+    floored = serializers.BooleanField(help_text="Raised to the floor.")
+    market = serializers.ChoiceField(choices=["below", "within", "above", "unknown"])
+    cost = ProviderCostSchema(help_text="The host's cost per server and month over the term.")
+
+
+class MarketBandSchema(serializers.Serializer):
+    gpu_class = serializers.CharField()
+    name = serializers.CharField()
+    low = serializers.DecimalField(14, 2, help_text="Cheapest public offer per GPU-month.")
+    high = serializers.DecimalField(14, 2, help_text="Dearest public offer per GPU-month.")
+    offers = serializers.IntegerField()
+    oldest = serializers.DateField()
+    newest = serializers.DateField()
+    sources = serializers.ListField(child=serializers.CharField())
+
+
+class ManagedOfferSchema(serializers.Serializer):
+    basis = serializers.ChoiceField(
+        choices=["cost_plus", "override"],
+        help_text="cost_plus: the host's price model; override: a fee set by sales.",
+    )
+    currency = serializers.CharField()
+    gpus_per_server = serializers.IntegerField()
+    contract_months = serializers.IntegerField(
+        help_text="The term the horizon signs, the one the managed option's total bills."
+    )
+    margin = serializers.CharField()
+    cost_of_capital = serializers.CharField()
+    power_included = serializers.BooleanField()
+    override = serializers.DecimalField(14, 2, allow_null=True)
+    override_below_floor = serializers.BooleanField()
+    terms = TermFeeSchema(many=True)
+    market_band = MarketBandSchema(allow_null=True)
+
+
 class TcoResponseSchema(serializers.Serializer):
     currency = serializers.CharField()
     horizon_months = serializers.IntegerField()
@@ -447,4 +507,7 @@ class TcoResponseSchema(serializers.Serializer):
     book_values = serializers.ListField(child=serializers.DictField())
     assumptions = AssumptionSchema(many=True)
     explanations = serializers.ListField(child=serializers.CharField())
+    managed_offer = ManagedOfferSchema(
+        allow_null=True, help_text="The host's managed-hosting price of one server, per term."
+    )
     configuration = OptionSchema(required=False)

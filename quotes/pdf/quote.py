@@ -7,6 +7,7 @@ the wizard's result page. Render inside ``translation.override(quote.language)``
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext
@@ -79,6 +80,27 @@ def quote_document_context(
             if tco and name in tco["options"]
         ],
         "chart": _chart(tco, quote.currency),
+        "managed_split": _managed_split(tco),
+    }
+
+
+def _managed_split(tco: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The managed-hosting total of the chart, split into the host's fees (what a managed quote
+    bills) and the customer's own staff and software, so that the chart and the quote agree."""
+    if not tco or not tco["options"].get("managed"):
+        return None
+    managed = tco["options"]["managed"]
+    categories = managed["by_category"]
+    fees = sum(
+        (Decimal(categories[name]) for name in ("setup", "hosting_fees") if name in categories),
+        Decimal(0),
+    )
+    total = Decimal(managed["total"])
+    return {
+        "years": tco["horizon_months"] // 12,
+        "fees": fees,
+        "own": total - fees,
+        "total": total,
     }
 
 

@@ -27,7 +27,7 @@ from engine.pricing import PricingError
 from engine.rules import rule_get
 from engine.workflow import Role, allowed_actions
 from gpuquote.core.roles import user_role
-from quotes.advice.presenters import option_to_dict, text
+from quotes.advice.presenters import MARKET_LABELS, option_to_dict, text
 from quotes.models import Quote, QuoteRequest
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.sales import services
@@ -217,9 +217,31 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         ),
         "editable": quote.status != "accepted",
         **_workload_context(quote),
+        "managed": _managed_context(quote),
         "public_path": services.quote_public_url(quote),
     }
     return render(request, "staff/quote_detail.html", context)
+
+
+def _managed_context(quote: Quote) -> dict[str, Any] | None:
+    """The host's fee the quote was built from (the wizard result's TCO), for the sales team:
+    how it was set, its floor and where it sits in the market."""
+    tco = (quote.snapshot or {}).get("tco") or {}
+    offer = tco.get("managed_offer")
+    if not offer:
+        return None
+    contract = next(
+        (term for term in offer["terms"] if term["months"] == offer["contract_months"]), None
+    )
+    if contract is None:
+        return None
+    return {
+        "basis": offer["basis"],
+        "contract": contract,
+        "band": offer["market_band"],
+        "override_below_floor": offer["override_below_floor"],
+        "market_label": MARKET_LABELS.get(contract["market"], contract["market"]),
+    }
 
 
 def _review_context(quote: Quote) -> dict[str, Any] | None:

@@ -16,13 +16,14 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from engine import rules
+from engine.builder import Tier
 from engine.configuration import PartScope
 from engine.fabric import LINE_ROLE_LABELS, LineRole
 from engine.i18n import Message
 from engine.money import Money
 from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.checklist import checklist_evaluate
-from quotes.advice.presenters import result_to_dict, text
+from quotes.advice.presenters import MARKET_LABELS, result_to_dict, text
 from quotes.advice.result import AdviceResult
 from quotes.models import WizardResult
 from quotes.pdf import charts
@@ -205,6 +206,47 @@ def _option_view(option: Mapping[str, Any], currency: str, chosen: str | None) -
         "all_passed": all(check["passed"] for check in checks),
         "gpu": gpu,
         "currency": currency,
+    }
+
+
+def _managed_fee_view(
+    advice: AdviceResult, option: Mapping[str, Any], horizon_months: int
+) -> dict[str, Any] | None:
+    """The host's monthly fee for all of an option's servers over the contract the horizon
+    signs: the figure the quote bills."""
+    offer = advice.managed_offers.get(Tier(option["tier"]))
+    if offer is None:
+        return None
+    contract = offer.term(horizon_months)
+    return {
+        "monthly": contract.monthly.amount * option["servers"],
+        "months": contract.months,
+    }
+
+
+def _managed_terms_view(offer: Mapping[str, Any], servers: int) -> dict[str, Any]:
+    """The host's offer for every contract term, for all the servers, and where each sits in
+    the market band."""
+    band = offer["market_band"]
+    return {
+        "basis": offer["basis"],
+        "contract_months": offer["contract_months"],
+        "servers": servers,
+        "override_below_floor": offer["override_below_floor"],
+        "band": band,
+        "terms": [
+            {
+                "months": term["months"],
+                "monthly": Decimal(term["monthly"]) * servers,
+                "setup": Decimal(term["setup"]) * servers,
+                "per_gpu_month": Decimal(term["per_gpu_month"]),
+                "discount_pct": Decimal(term["discount"]) * 100,
+                "market": term["market"],
+                "market_label": MARKET_LABELS.get(term["market"], term["market"]),
+                "signed": term["months"] == offer["contract_months"],
+            }
+            for term in offer["terms"]
+        ],
     }
 
 
@@ -402,10 +444,14 @@ def result_context(
     build = texts["build"]
     chosen_tier = None if advice.chosen_tier is None else str(advice.chosen_tier)
     options = [_option_view(option, currency, chosen_tier) for option in build["options"]]
+    horizon_months = inputs.horizon_years * 12
     for option in options:
         option["performance"] = _performance_view(advice, option["tier"])
+        option["managed"] = _managed_fee_view(advice, option, horizon_months)
     chosen = next((option for option in options if option["chosen"]), None)
     tco = None if texts["tco"] is None else _tco_view(texts["tco"], currency)
+    if tco is not None and chosen is not None and texts["tco"].get("managed_offer"):
+        tco["managed"] = _managed_terms_view(texts["tco"]["managed_offer"], chosen["servers"])
     on_recommended = texts["on_recommended"]
     on_workstation = texts["on_workstation"]
     is_training = inputs.workload["task"] != "inference"

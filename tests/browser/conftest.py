@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -162,3 +163,14 @@ def axe(artifacts):
         return violations
 
     return check
+
+
+def quote_form_send(page, *, country: str = "FR") -> None:
+    """Ask for a quote from the result page's form, consent given, and wait for the answer."""
+    page.fill("#id_name", "Ada Lovelace")
+    page.fill("#id_company", "Analytical Engines")
+    page.fill("#id_email", "ada@example.com")
+    page.select_option("#id_country", country)
+    page.check("#id_consent")
+    page.click(".quote-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/quote/sent/"))

@@ -15,6 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from quotes.sales import services
+from tests.browser.conftest import quote_form_send
 from tests.browser.test_staff_quote import sign_in
 from tests.browser.test_wizard import NEXT, fill_step
 from tests.quotes.sales.test_quote_services import _user, wizard_request_make
@@ -77,13 +78,7 @@ def test_wizard_steps_result_and_quote_request_break_no_policy(csp_page):
     check("result")
     assert page.locator(".memory-bar svg rect").count() >= 2  # the bar is drawn, styles allowed
 
-    page.fill("#id_name", "Ada Lovelace")
-    page.fill("#id_company", "Analytical Engines")
-    page.fill("#id_email", "ada@example.com")
-    page.select_option("#id_country", "FR")
-    page.check("#id_consent")
-    page.click(".quote-form button[type=submit]")
-    page.wait_for_url(re.compile(r"/quote/sent/"))
+    quote_form_send(page)
     check("quote sent")
 
 

@@ -16,7 +16,7 @@ CHASSIS = "/api/v1/catalog/chassis/"
 PRICES = "/api/v1/catalog/prices/"
 ENDPOINTS = [GPUS, GPU_DETAIL, CPUS, CHASSIS, PRICES]
 # 13 GPUs, 10 chassis and 3 storage servers x 4 prices, 52 other parts x 2 (load_catalog)
-SEED_PRICES = 208
+SEED_PRICES = 156
 # The most rows one page carries (page_size is capped there).
 PAGE_MAX = 200
 

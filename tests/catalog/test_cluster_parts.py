@@ -111,7 +111,7 @@ def test_load_catalog_fills_the_three_new_kinds_and_the_snapshot_returns_them(lo
     storage = {server.sku: server for server in snapshot.storage_servers}
     nfs = storage["GPUQ-NFS-2U-12X15T"]
     assert (nfs.usable_tb, nfs.read_mbs, nfs.rack_units) == (153.6, 40000, 2)
-    assert nfs.managed_monthly_price == Money(Decimal("376.00"), "EUR")  # 200 + 160 x 1.1 kW
+    assert nfs.managed_monthly_price is None  # the host computes the fee; the seed sets none
     drives = {drive.sku: drive for drive in snapshot.drives}
     assert drives["MICRON-7450PRO-480G-M2"].form_factor is DriveFormFactor.M2
     assert not hot_swap_bay(drives["MICRON-7450PRO-480G-M2"])

@@ -30,6 +30,8 @@ ZEROED = {
     "managed_power_included": 1,
     "discount_rate": 0,
     "cloud_reserved_discount_pct": 0,
+    "provider_margin_pct": 0,
+    "provider_cost_of_capital": 0,
 }
 
 

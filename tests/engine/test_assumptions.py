@@ -213,7 +213,8 @@ def test_per_model_defaults_follow_the_gpu_and_keep_overrides():
     assert h100.gpu_model == "H100_SXM"
     assert h100["cloud_price_per_gpu_hour"].label.params == {"gpu": "H100 SXM"}
     assert l4.value("cloud_price_per_gpu_hour") == Decimal("0.75")  # OVHcloud l4-90
-    assert l4.value("managed_monthly_price") == Decimal("540")  # OVHcloud l4-90 monthly plan
+    # The managed fee is the host's own computed price, never a per-model default
+    assert "managed_monthly_price" not in l4
     assert custom.value("cloud_price_per_gpu_hour") == Decimal("2.5")
     assert custom["cloud_price_per_gpu_hour"].overridden
 

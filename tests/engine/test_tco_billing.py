@@ -98,18 +98,21 @@ def _shown(config, years: int) -> set[str]:
 
 
 def test_only_the_assumptions_that_entered_the_figures_are_shown():
-    # Issue 15, point 6. A fee given for the servers: the per-GPU default fee is not shown (the
-    # total does not use it); with none, it is. 3 years: the 36-month discount only, 2 years the
-    # 24-month one. An H100's cloud price is published in USD: the dollar rate is shown, the
-    # pound's is not; a GPU without a cloud price shows no cloud figure.
+    # Issue 15, point 6. A fee set by sales for the servers: the host's margin is not shown
+    # (the fee does not use it); a computed fee shows the margin and the cost of capital.
+    # 3 years: the 36-month discount only, 2 years the 24-month one. An H100's cloud price is
+    # published in USD: the dollar rate is shown, the pound's is not; a GPU without a cloud
+    # price shows no cloud figure.
     h100 = "NVIDIA H100 PCIe 80GB"
     with_fee = _shown(configuration(gpu_model=h100, managed_monthly_price=eur("9000")), 3)
     per_gpu = _shown(configuration(gpu_model=h100), 3)
     two_years = _shown(configuration(gpu_model=h100), 2)
     unknown = _shown(configuration(gpu_model="Unknown accelerator"), 3)
 
-    assert "managed_monthly_price" not in with_fee
-    assert "managed_monthly_price" in per_gpu
+    assert "provider_margin_pct" not in with_fee
+    assert "provider_cost_of_capital" in with_fee  # the floor of the fee set by sales
+    assert {"provider_margin_pct", "provider_cost_of_capital"} <= per_gpu
+    assert "managed_monthly_price" not in per_gpu
     assert {n for n in per_gpu if n.startswith("managed_discount_")} == {"managed_discount_36m_pct"}
     assert {n for n in two_years if n.startswith("managed_discount_")} == {
         "managed_discount_24m_pct"

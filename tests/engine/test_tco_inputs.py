@@ -73,33 +73,34 @@ def test_power_is_billed_to_managed_hosting_when_the_fee_excludes_it():
     assert "includes power" in full_case().managed.includes.template
 
 
-def test_the_configured_managed_price_wins_over_the_per_gpu_default():
+def test_a_fee_set_by_sales_wins_over_the_hosts_computed_fee():
     given = assumptions()
-    default = tco(configuration(gpu_model="NVIDIA H100 PCIe", gpus_per_server=4), given)
+    config = configuration(gpu_model="NVIDIA H100 PCIe", gpus_per_server=4)
+    computed = tco(config, given)
     configured = tco(
         configuration(
-            gpu_model="NVIDIA H100 PCIe", gpus_per_server=4, managed_monthly_price=eur("10000")
+            gpu_model="NVIDIA H100 PCIe", gpus_per_server=4, managed_monthly_price=eur("30000")
         ),
         given,
     )
 
-    # OVHcloud h100-1520: 7,770 EUR / 4 GPUs = 1,942.50 EUR per GPU-month; x 4 GPUs x 12
-    assert default.managed.by_category["hosting_fees"] == eur("93240.00")
-    assert configured.managed.by_category["hosting_fees"] == eur("120000.00")
+    # Every running cost and the margin at zero: the host's fee is the hardware paid back over
+    # the 12 months of a 1-year contract, 300,000 / 12 = 25,000 EUR a month
+    assert computed.managed.by_category["hosting_fees"] == eur("300000.00")
+    assert computed.managed_offer.basis == "cost_plus"
+    assert configured.managed.by_category["hosting_fees"] == eur("360000.00")
+    assert configured.managed_offer.basis == "override"
 
 
-def test_options_without_a_known_price_are_left_out_and_explained():
+def test_a_gpu_without_a_cloud_price_is_left_out_of_the_cloud_and_explained():
     result = tco(configuration(gpu_model="NVIDIA GeForce RTX 4090"), assumptions())
 
-    assert result.managed is None
+    assert result.managed is not None  # the host prices any server it can hold
     assert result.cloud is None
     assert result.cloud_reserved is None
-    assert result.break_even_month.vs_managed is None
     assert result.break_even_month.vs_cloud is None
-    assert result.cheapest is Option.ON_PREMISES
-    assert set(result.options) == {Option.ON_PREMISES}
+    assert set(result.options) == {Option.ON_PREMISES, Option.MANAGED}
     templates = " ".join(message.template for message in result.explanations)
-    assert "managed_monthly_price" in templates
     assert "cloud_price_per_gpu_hour" in templates
 
     priced = tco(

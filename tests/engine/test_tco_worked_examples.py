@@ -39,7 +39,7 @@ def hand_priced():
     # 2 servers of 4 GPUs, 5 kW each, 100,000 EUR each; 3 years at 50% utilisation.
     config = configuration(
         servers=2, gpus_per_server=4, power_w=5000, price=eur("100000"),
-        managed_monthly_price=eur("3000"),
+        managed_monthly_price=eur("4000"),
     )  # fmt: skip
     given = assumptions(
         electricity_price_per_kwh="0.2",
@@ -99,12 +99,14 @@ def test_managed_hosting_and_cloud_costs_by_hand():
     result = hand_priced()
 
     assert dict(result.managed.by_category) == {
-        "setup": eur("6000.00"),  # one month of 3,000 x 2 servers
-        "hosting_fees": eur("194400.00"),  # 6,000 x (1 - 10% for 36 months) x 36
+        "setup": eur("7200.00"),  # one month of the 36-month fee x 2 servers
+        # 4,000 set by sales x (1 - 10% for 36 months) = 3,600, above the floor of
+        # 100,000 / 36 = 2,777.78 (no cost of capital); x 2 servers x 36
+        "hosting_fees": eur("259200.00"),
         "staff": eur("14400.00"),  # 120,000 x 0.02 FTE x 2 x 3 years
         "software": eur("28800.00"),
     }
-    assert result.managed.total == eur("243600.00")
+    assert result.managed.total == eur("309600.00")
     assert dict(result.cloud.by_category) == {
         "cloud": eur("210240.00"),  # 8 GPUs x 730 h x 50% x 36 months x 2 EUR
         "staff": eur("14400.00"),
@@ -114,7 +116,7 @@ def test_managed_hosting_and_cloud_costs_by_hand():
     # reserved capacity is billed for every hour: 8 x 730 x 36 x 2 EUR x (1 - 30%) = 294,336
     assert result.cloud_reserved.by_category["cloud"] == eur("294336.00")
     assert result.cloud_reserved.total == eur("337536.00")
-    assert result.cheapest is Option.MANAGED
+    assert result.cheapest is Option.CLOUD
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,7 +189,7 @@ def test_net_present_value_discounts_each_month_and_is_absent_without_a_rate():
     # (1 + r) = 1.01^12, so the monthly rate is exactly 1%
     rate = Decimal("1.01") ** 12 - 1
     config = configuration(
-        gpus_per_server=1, power_w=1000, price=eur("100000"), managed_monthly_price=eur("5000")
+        gpus_per_server=1, power_w=1000, price=eur("100000"), managed_monthly_price=eur("9000")
     )
     given = assumptions(network_per_server_month="1000", discount_rate=rate)
 
@@ -197,6 +199,6 @@ def test_net_present_value_discounts_each_month_and_is_absent_without_a_rate():
     factor = sum(Decimal(1) / Decimal("1.01") ** k for k in range(1, 13))
     assert factor.quantize(Decimal("0.0000001")) == Decimal("11.2550775")
     assert result.on_premises.npv == eur("111255.08")  # 100,000 + 1,000 x 11.2550775
-    assert result.managed.npv == eur("56275.39")  # 5,000 x 11.2550775
+    assert result.managed.npv == eur("101295.70")  # 9,000 x 11.2550775
     assert result.on_premises.total == eur("112000.00")  # cash stays undiscounted
     assert crossing_case().on_premises.npv is None

@@ -13,16 +13,20 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from engine.advice import tco_configuration
 from engine.builder import Option
 from engine.codec import encode
 from engine.numbering import quote_number
+from engine.tco import TermFee
 from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.formatting import number_localized
 from gpuquote.core.roles import user_role
 from quotes.advice.presenters import option_to_dict, sizing_to_dict, tco_to_dict
 from quotes.advice.result import AdviceResult
+from quotes.advice.selectors import managed_offer_get
 from quotes.advice.store import result_from_json
 from quotes.models import (
     LineKindChoices,
@@ -107,8 +111,13 @@ def quote_create(
 
 
 def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[LineInput]:
+    """On premises: the parts to buy. Managed hosting: the host's monthly fee and its setup
+    for the contract the customer's horizon signs, the very figures of the result page; the
+    host owns the hardware, so no part is sold."""
     servers = option.servers
-    lines = [
+    if advice.inputs.deployment == "managed":
+        return _managed_lines(advice, option, language)
+    return [
         LineInput(
             kind=LineKindChoices.PART,
             sku=part.sku,
@@ -119,22 +128,75 @@ def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[L
         )
         for part in option.parts
     ]
-    managed = option.totals.managed_monthly_price
-    if advice.inputs.deployment == "managed" and managed:
-        with translation.override(language):
-            description = gettext("Managed hosting of %(servers)s server(s), per month") % {
-                "servers": servers
+
+
+def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[LineInput]:
+    contract = managed_contract(advice, option)
+    gpus = option.totals.gpus // option.servers
+    gpu = next((part.name for part in option.parts if part.kind == "gpu"), "")
+    with translation.override(language):
+        if contract.months:
+            description = gettext(
+                "Managed hosting of a server with %(gpus)s x %(gpu)s: %(months)s-month "
+                "contract, %(discount)s %% term discount included"
+            ) % {
+                "gpus": gpus,
+                "gpu": gpu,
+                "months": contract.months,
+                "discount": number_localized(
+                    Decimal(format((contract.discount * 100).normalize(), "f"))
+                ),
             }
+        else:
+            description = gettext(
+                "Managed hosting of a server with %(gpus)s x %(gpu)s: no commitment"
+            ) % {"gpus": gpus, "gpu": gpu}
+        setup = gettext("Managed hosting setup, per server")
+    lines = [
+        LineInput(
+            kind=LineKindChoices.SERVICE,
+            description=description,
+            quantity=Decimal(option.servers),
+            unit_price=contract.monthly.amount,
+            recurrence=RecurrenceChoices.MONTHLY,
+            role="managed_hosting",
+        )
+    ]
+    if contract.setup.amount:
         lines.append(
             LineInput(
                 kind=LineKindChoices.SERVICE,
-                description=description,
-                quantity=Decimal(1),
-                unit_price=managed.rounded().amount,
-                recurrence=RecurrenceChoices.MONTHLY,
+                description=setup,
+                quantity=Decimal(option.servers),
+                unit_price=contract.setup.amount,
+                role="managed_setup",
             )
         )
     return lines
+
+
+def managed_contract(advice: AdviceResult, option: Option) -> TermFee:
+    """The host's fee for ``option`` over the contract the customer's horizon signs, as the
+    result computed it (computed again only for a result stored before the host's price model,
+    with the same assumptions)."""
+    inputs = advice.inputs
+    offer = advice.managed_offers.get(option.tier)
+    if offer is None:
+        offer = managed_offer_get(
+            configuration=tco_configuration(option),
+            region=inputs.region,
+            currency=inputs.currency,
+            overrides={name: Decimal(value) for name, value in inputs.overrides.items()},
+        )
+    return offer.term(inputs.horizon_years * 12)
+
+
+def _contract_months(advice: AdviceResult, option: Option) -> int:
+    """How long the quote's monthly lines run: the managed contract's term, else the horizon."""
+    horizon = max(1, min(120, advice.inputs.horizon_years * 12))
+    if advice.inputs.deployment == "managed":
+        return managed_contract(advice, option).months or horizon
+    return horizon
 
 
 def _result_snapshot(result: WizardResult, advice: AdviceResult, option: Option) -> dict[str, Any]:
@@ -184,7 +246,7 @@ def quote_create_from_result(
         request=request,
         partner=partner,
         lines=_result_lines(advice, option, result.language),
-        contract_months=max(1, min(120, inputs.horizon_years * 12)),
+        contract_months=_contract_months(advice, option),
         today=today,
     )
 

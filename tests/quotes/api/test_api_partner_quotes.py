@@ -139,9 +139,14 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
     assert body["number"] == quote.number
     assert body["status"] == "draft"
     assert body["customer"]["country"] == "FR"
-    kinds = [line["kind"] for line in body["lines"]]
-    assert "part" in kinds
-    assert body["lines"][-1]["recurrence"] == "monthly"  # managed hosting asked for
+    # Managed hosting asked for: the host's monthly fee and its setup, no hardware sold
+    assert [(line["kind"], line["recurrence"]) for line in body["lines"]] == [
+        ("service", "monthly"),
+        ("service", "one_off"),
+    ]
+    contract = body["tco"]["managed_offer"]
+    signed = next(t for t in contract["terms"] if t["months"] == contract["contract_months"])
+    assert body["lines"][0]["unit_price"] == signed["monthly"]
     assert body["totals"]["currency"] == "EUR"
     assert body["tco"]["horizon_months"] == 36
     assert body["history"][0]["to_status"] == "draft"

@@ -14,7 +14,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from engine.advice import tco_configuration
+from engine.assumptions import region_defaults
 from engine.builder import BuildResult
+from engine.tco import managed_offer
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision
 from quotes.sales import services
 from quotes.sales.selectors import revision_totals_get
@@ -397,13 +400,28 @@ def test_quote_from_a_wizard_request(rep, gpu):
     quote_request = wizard_request_make()
     quote = services.quote_create_from_request(user=rep, quote_request=quote_request)
     lines = list(
-        quote.current_revision.lines.values_list("sku", "quantity", "unit_price", "recurrence")
+        quote.current_revision.lines.values_list(
+            "kind", "sku", "quantity", "unit_price", "recurrence", "role"
+        )
     )
+    # Managed hosting: the host's fee for the 36-month contract a 3-year horizon signs, per
+    # server, and its setup; no hardware is sold. The result's catalog fee (4,500 EUR per
+    # server) is below the payback of a 230,000 EUR server over 36 months: raised to it.
+    chosen = advice_result_build().chosen
+    assert chosen is not None
+    offer = managed_offer(
+        tco_configuration(chosen),
+        region_defaults("FR", "EUR", gpu_model="NVIDIA H100"),
+    )
+    contract = offer.term(36)
+    assert offer.override_below_floor
+    assert contract.monthly == contract.floor
     assert lines == [
-        ("CHS-1", Decimal("2.00"), Decimal("30000.00"), "one_off"),
-        ("GPU-H100", Decimal("16.00"), Decimal("25000.00"), "one_off"),
-        ("", Decimal("1.00"), Decimal("9000.00"), "monthly"),
+        ("service", "", Decimal("2.00"), contract.monthly.amount, "monthly", "managed_hosting"),
+        ("service", "", Decimal("2.00"), contract.setup.amount, "one_off", "managed_setup"),
     ]
+    description = quote.current_revision.lines.get(role="managed_hosting").description
+    assert "36-month contract, 10 % term discount" in description
     assert (quote.origin, quote.language, quote.current_revision.contract_months) == (
         "wizard",
         "fr",
@@ -417,11 +435,17 @@ def test_quote_from_a_wizard_request(rep, gpu):
     assert Quote.objects.count() == 1
 
 
-def test_no_managed_line_without_managed_hosting(rep):
+def test_an_on_premises_quote_sells_the_parts_and_no_hosting(rep):
     quote = services.quote_create_from_request(
         user=rep, quote_request=wizard_request_make(deployment="on_premises")
     )
-    assert not quote.current_revision.lines.filter(recurrence="monthly").exists()
+    lines = list(
+        quote.current_revision.lines.values_list("sku", "quantity", "unit_price", "recurrence")
+    )
+    assert lines == [
+        ("CHS-1", Decimal("2.00"), Decimal("30000.00"), "one_off"),
+        ("GPU-H100", Decimal("16.00"), Decimal("25000.00"), "one_off"),
+    ]
 
 
 # --- Expiry -------------------------------------------------------------------------------------

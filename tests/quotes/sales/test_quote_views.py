@@ -126,7 +126,11 @@ def test_one_click_quote_from_a_request(client, rep):
     response = client.post(reverse("wizard:staff:from_request", args=[quote_request.pk]))
     quote = Quote.objects.get()
     assert response["Location"] == _detail(quote)
-    assert quote.current_revision.lines.count() == 3
+    # Managed hosting: the monthly fee and its setup
+    assert list(quote.current_revision.lines.values_list("role", flat=True)) == [
+        "managed_hosting",
+        "managed_setup",
+    ]
 
 
 def test_create_from_scratch_and_add_a_line(client, rep):
