@@ -20,6 +20,7 @@ _MODEL_PATTERNS: tuple[tuple[str, str | None], ...] = (
     ("l40", None),
     ("l4", "L4"),
     ("rtxpro6000", "RTX_PRO_6000"),
+    ("rtx6000ada", "RTX_6000_ADA"),
     ("rtx4000sff", "RTX_4000_SFF_ADA"),
 )
 
@@ -37,6 +38,7 @@ MODEL_NAMES = {
     "L40S": "L40S",
     "L4": "L4",
     "RTX_PRO_6000": "RTX PRO 6000",
+    "RTX_6000_ADA": "RTX 6000 Ada",
     "RTX_4000_SFF_ADA": "RTX 4000 SFF Ada",
 }
 

@@ -70,6 +70,13 @@ CLOUD_ON_DEMAND: Mapping[str, Fact] = MappingProxyType(
             "seen 2026-10-08)",
             "USD",
         ),
+        "RTX_6000_ADA": _f(
+            "0.616",
+            OFFERS + ": Vast.ai marketplace, RTX 6000 Ada, median of 6 verified on-demand "
+            "offers (lowest 0.539 USD; host-set prices, no uptime commitment) "
+            "(https://console.vast.ai/, seen 2026-10-08)",
+            "USD",
+        ),
         "MI300X": _f(
             "1.99",
             "DigitalOcean GPU Droplet AMD MI300X, on demand: 1.99 USD per hour for 1 GPU, "

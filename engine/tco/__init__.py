@@ -64,6 +64,7 @@ from .inputs import (
     TcoInput,
     TcoInputError,
 )
+from .job import JobCost, job_cost
 from .market import MarketBand, MarketPosition, gpu_class, market_band
 from .results import BookValue, BreakEven, OptionCost, SensitivityRow, TcoResult
 
@@ -83,6 +84,7 @@ __all__ = [
     "BreakEven",
     "Category",
     "FeeBasis",
+    "JobCost",
     "ManagedOffer",
     "MarketBand",
     "MarketPosition",
@@ -98,6 +100,7 @@ __all__ = [
     "TermFee",
     "compute_tco",
     "gpu_class",
+    "job_cost",
     "managed_offer",
     "market_band",
 ]

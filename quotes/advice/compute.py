@@ -20,11 +20,16 @@ from engine.model_registry import get_model
 from engine.money import Money
 from engine.parts import GpuClass, GpuSpec
 from engine.serving import options_performance
-from engine.tco import ManagedOffer, TcoResult, managed_offer
+from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.inputs import Uptime
 from quotes.advice.result import AdviceInputs, AdviceResult, GpuChoice, ModelSummary, PriceAge
-from quotes.advice.selectors import advice_get, assumptions_get, tco_get
+from quotes.advice.selectors import (
+    advice_get,
+    assumptions_get,
+    priced_assumptions_get,
+    tco_get,
+)
 
 # The single consumer GPU workstation the recommended configuration is compared with.
 WORKSTATION_GPU_SKU = "NVIDIA-RTX4090-24GB"
@@ -71,8 +76,16 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     chosen = _chosen(advice.build.options)
     tco = None
     overrides = {name: Decimal(value) for name, value in inputs.overrides.items()}
+    priced = None
     if chosen is not None:
+        priced = priced_assumptions_get(
+            region=inputs.region,
+            currency=currency,
+            gpu_model=tco_configuration(chosen).gpu_model,
+            overrides=overrides,
+        )
         tco = tco_get(
+            assumptions=priced,
             configuration=tco_configuration(chosen),
             horizon_years=inputs.horizon_years,
             utilization=inputs.utilization,
@@ -94,6 +107,10 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     workstation = _workstation_gpu(gpus)
     defaults = assumptions_get(region=inputs.region, currency=currency)
     managed = _managed_offers(advice.build.options, chosen, tco, defaults, inputs)
+    job = None
+    hours = None if on_recommended is None else on_recommended.training_hours
+    if chosen is not None and priced is not None and hours:
+        job = job_cost(hours, tco_configuration(chosen), priced, managed[chosen.tier])
     ages = price_ages_get(currency=currency)
     built_skus = {line.sku for option in advice.build.options for line in option.parts}
     return AdviceResult(
@@ -115,6 +132,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         },
         performance=options_performance(workload, advice.build.options, gpus),
         managed_offers=MappingProxyType(managed),
+        job=job,
     )
 
 

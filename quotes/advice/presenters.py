@@ -8,7 +8,7 @@ words. Money is a decimal string next to its currency; memory in GB (10^9 bytes)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -19,14 +19,39 @@ from engine.builder import BuildResult, Option, Tier
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
+from engine.recommendation import Recommendation
 from engine.serving import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
-from engine.tco import BreakEven, ManagedOffer, OptionCost, TcoResult
+from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
+from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.result import AdviceResult
 
 
 def text(message: Message) -> str:
     return message.render(gettext)
+
+
+def localized_text(message: Message) -> str:
+    """An engine message in the active language, its numbers and money in the locale's format."""
+    params = {key: _localized_param(value) for key, value in message.params.items()}
+    template = gettext(message.template)
+    return template % params if params else template
+
+
+def _localized_param(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Money):
+        return money_format(value.amount, value.currency, places=0)
+    if isinstance(value, Message):
+        return localized_text(value)
+    if isinstance(value, tuple | list):
+        return ", ".join(_localized_param(item) for item in value)
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float | Decimal):
+        return number_localized(value)
+    return str(value)
 
 
 def amount(money: Money | None) -> str | None:
@@ -105,6 +130,49 @@ def tco_to_dict(result: TcoResult) -> dict[str, Any]:
         ],
         "explanations": [text(message) for message in result.explanations],
         "managed_offer": managed_offer_to_dict(result.managed_offer, result.horizon_months),
+    }
+
+
+def recommendation_to_dict(
+    found: Recommendation | None, *, render: Callable[[Message], str] = text
+) -> dict[str, Any] | None:
+    """The answer first, in the active language: which option, why, and its cost each way.
+    ``render``: how the reasons read (``localized_text`` for a page: numbers in the locale's
+    format; plain for the API)."""
+    if found is None:
+        return None
+    return {
+        "tier": str(found.tier),
+        "servers": found.servers,
+        "gpus": found.gpus,
+        "gpu": found.gpu_name,
+        "reasons": [render(reason) for reason in found.reasons],
+        "buy": amount(found.buy),
+        "managed_monthly": amount(found.managed_monthly),
+        "managed_months": found.managed_months,
+        "cloud_monthly": amount(found.cloud_monthly),
+        "job": job_to_dict(found.job),
+        "cheapest": None if found.cheapest is None else str(found.cheapest),
+        "cheapest_amount": amount(found.cheapest_amount),
+        "horizon_months": found.horizon_months,
+        "currency": found.buy.currency,
+    }
+
+
+def job_to_dict(job: JobCost | None) -> dict[str, Any] | None:
+    """One run of the job rented (cloud, the host month to month) or bought."""
+    if job is None:
+        return None
+    return {
+        "hours": number(job.hours, 1),
+        "gpus": job.gpus,
+        "cloud": amount(job.cloud),
+        "cloud_gpu_hours": job.cloud_gpu_hours,
+        "managed": amount(job.managed),
+        "managed_months": job.managed_months,
+        "buy": amount(job.buy),
+        "energy": amount(job.energy),
+        "cheapest": str(job.cheapest),
     }
 
 
@@ -398,13 +466,18 @@ def _defaults(assumptions: Sequence[Assumption]) -> dict[str, dict[str, str]]:
     }
 
 
+def job_dict(result: AdviceResult) -> dict[str, Any]:
+    """The ``job`` entry of a TCO answer (as ``POST /api/v1/tco/`` gives it)."""
+    return {"job": job_to_dict(result.job)}
+
+
 def result_to_dict(result: AdviceResult) -> dict[str, Any]:
     """An advice result in the active language: what the result page and the checklist PDF show,
     rendered when they are (the stored result holds no words)."""
     return {
         "sizing": sizing_to_dict(result.sizing),
         "build": build_to_dict(result.build, result.price_ages),
-        "tco": None if result.tco is None else tco_to_dict(result.tco),
+        "tco": None if result.tco is None else tco_to_dict(result.tco) | job_dict(result),
         "on_recommended": None
         if result.on_recommended is None
         else sizing_to_dict(result.on_recommended),

@@ -17,9 +17,10 @@ from typing import Any
 
 from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
+from engine.recommendation import Recommendation, recommend
 from engine.serving import Performance
 from engine.sizing import Sizing
-from engine.tco import ManagedOffer, TcoResult
+from engine.tco import JobCost, ManagedOffer, TcoResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,24 @@ class AdviceResult:
     managed_offers: Mapping[Tier, ManagedOffer] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    # A training or fine-tuning run on the chosen option, rented or bought (None: a service,
+    # or a result stored before job costs)
+    job: JobCost | None = None
 
     @property
     def chosen(self) -> Option | None:
         return next((o for o in self.build.options if o.tier == self.chosen_tier), None)
+
+    @property
+    def recommendation(self) -> Recommendation | None:
+        """The answer first: the chosen option, three reasons, its cost each way."""
+        chosen = self.chosen
+        if chosen is None:
+            return None
+        return recommend(
+            chosen,
+            self.sizing,
+            tco=self.tco,
+            offer=self.managed_offers.get(chosen.tier),
+            job=self.job,
+        )

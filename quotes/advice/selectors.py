@@ -89,6 +89,17 @@ def managed_offer_get(
     return managed_offer(configuration, assumptions.for_gpu_model(configuration.gpu_model))
 
 
+def priced_assumptions_get(
+    *, region: str, currency: str, gpu_model: str | None, overrides: Mapping[str, Decimal]
+) -> Assumptions:
+    """The assumptions a configuration is priced with: the region's defaults (staff edits
+    included), the GPU's latest cloud price, the caller's overrides, resolved for the GPU."""
+    assumptions = assumptions_get(region=region, currency=currency, gpu_model=gpu_model)
+    if overrides:
+        assumptions = assumptions.with_overrides(**overrides)
+    return assumptions.for_gpu_model(gpu_model)
+
+
 def tco_get(
     *,
     configuration: TcoConfiguration,
@@ -98,17 +109,21 @@ def tco_get(
     currency: str,
     overrides: Mapping[str, Decimal],
     always_on: bool = False,
+    assumptions: Assumptions | None = None,
 ) -> TcoResult:
     """The TCO of a configuration with the region's defaults and the caller's overrides;
     ``always_on``: a service running around the clock (cloud billed for every hour).
 
     Raises the engine's ``AssumptionError`` / ``TcoInputError`` (each names its field).
+    ``assumptions``: already read with ``priced_assumptions_get`` (saves the queries).
     """
-    assumptions = assumptions_get(
-        region=region, currency=currency, gpu_model=configuration.gpu_model
-    )
-    if overrides:
-        assumptions = assumptions.with_overrides(**overrides)
+    if assumptions is None:
+        assumptions = priced_assumptions_get(
+            region=region,
+            currency=currency,
+            gpu_model=configuration.gpu_model,
+            overrides=overrides,
+        )
     return compute_tco(
         TcoInput(
             configuration=configuration,

@@ -15,20 +15,28 @@ from engine.builder import Environment, Tier
 from engine.builder import Option as BuiltOption
 from engine.model_registry import all_models
 from engine.money import Money
+from engine.recommendation import recommend
 from engine.serving import Performance, option_performance, options_performance
-from engine.sizing import min_gpus, size
-from engine.tco import TcoInputError
+from engine.sizing import Sizing, min_gpus, size
+from engine.tco import TcoInputError, job_cost
 from gpuquote.api.errors import InputError
 from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (
     build_to_dict,
+    job_to_dict,
     model_entry_to_dict,
     option_to_dict,
+    recommendation_to_dict,
     sizing_to_dict,
     tco_to_dict,
     text,
 )
-from quotes.advice.selectors import advice_get, catalog_gpu_get, tco_get
+from quotes.advice.selectors import (
+    advice_get,
+    catalog_gpu_get,
+    priced_assumptions_get,
+    tco_get,
+)
 from quotes.api import schemas
 from quotes.api.inputs import (
     ConfigurationInput,
@@ -114,7 +122,13 @@ class ConfigurationsView(APIView):
         performance = options_performance(
             workload, advice.build.options, catalog_snapshot_get(currency=currency).gpus
         )
-        return Response(build_to_dict(advice.build, price_ages_get(currency=currency), performance))
+        body = build_to_dict(advice.build, price_ages_get(currency=currency), performance)
+        options = {option.tier: option for option in advice.build.options}
+        chosen = options.get(Tier.BALANCED) or next(iter(options.values()), None)
+        body["recommendation"] = (
+            None if chosen is None else recommendation_to_dict(recommend(chosen, advice.sizing))
+        )
+        return Response(body)
 
 
 class TcoView(APIView):
@@ -127,9 +141,10 @@ class TcoView(APIView):
     def post(self, request: Request) -> Response:
         envelope = validated(TcoInput, request.data)
         built = None
+        sizing = None
         performance: dict[Tier, Performance] = {}
         if envelope.get("workload") is not None:
-            built, found = _build_for_tco(envelope)
+            built, found, sizing = _build_for_tco(envelope)
             configuration = tco_configuration(built)
             if found is not None:
                 performance[built.tier] = found
@@ -141,7 +156,14 @@ class TcoView(APIView):
                 {"currency": [_("The configuration's prices are in %(c)s.") % {"c": currency}]}
             )
         try:
+            priced = priced_assumptions_get(
+                region=envelope["region"],
+                currency=currency,
+                gpu_model=configuration.gpu_model,
+                overrides=overrides_of(envelope),
+            )
             result = tco_get(
+                assumptions=priced,
                 configuration=configuration,
                 horizon_years=envelope["horizon_years"],
                 utilization=envelope["utilization"],
@@ -153,6 +175,19 @@ class TcoView(APIView):
         except (AssumptionError, TcoInputError) as exc:
             raise InputError({exc.field: [text(exc.message)]}) from exc
         body = tco_to_dict(result)
+        hours = None
+        if built is not None and built.tier in performance:
+            training = performance[built.tier].training
+            hours = None if training is None else training.hours
+        job = None
+        if hours and result.managed_offer is not None:
+            job = job_cost(hours, configuration, priced, result.managed_offer)
+        body["job"] = job_to_dict(job)
+        body["recommendation"] = None
+        if built is not None and sizing is not None:
+            body["recommendation"] = recommendation_to_dict(
+                recommend(built, sizing, tco=result, offer=result.managed_offer, job=job)
+            )
         if built is not None:
             body["configuration"] = option_to_dict(
                 built, price_ages_get(currency=currency), performance
@@ -160,9 +195,9 @@ class TcoView(APIView):
         return Response(body)
 
 
-def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None]:
-    """The balanced option for a workload (the budget one when it is the only one), and what it
-    delivers."""
+def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None, Sizing]:
+    """The balanced option for a workload (the budget one when it is the only one), what it
+    delivers, and the job's sizing."""
     workload = workload_parse(envelope["workload"], prefix="workload")
     currency = envelope.get("currency") or DEFAULT_CURRENCY
     advice = advice_get(
@@ -176,4 +211,4 @@ def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None]:
     if chosen is None:
         raise InputError({"workload": [text(message) for message in advice.build.unmet]})
     gpus = catalog_snapshot_get(currency=currency).gpus
-    return chosen, option_performance(workload, chosen, gpus)
+    return chosen, option_performance(workload, chosen, gpus), advice.sizing

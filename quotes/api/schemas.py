@@ -347,6 +347,35 @@ class OptionSchema(serializers.Serializer):
     )
 
 
+class RecommendationSchema(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=["budget", "balanced", "performance"])
+    servers = serializers.IntegerField()
+    gpus = serializers.IntegerField()
+    gpu = serializers.CharField()
+    reasons = serializers.ListField(
+        child=serializers.CharField(), help_text="Three reasons, from the rules and the figures."
+    )
+    buy = serializers.DecimalField(14, 2, help_text="The servers' price.")
+    managed_monthly = serializers.DecimalField(
+        14,
+        2,
+        allow_null=True,
+        help_text="Managed hosting of all the servers, per month on the contract the horizon "
+        "signs (null without a TCO).",
+    )
+    managed_months = serializers.IntegerField(allow_null=True, help_text="0: no commitment.")
+    cloud_monthly = serializers.DecimalField(
+        14, 2, allow_null=True, help_text="Cloud GPUs on demand, per month at the use given."
+    )
+    job = serializers.JSONField(allow_null=True, help_text="One run, as the TCO's job.")
+    cheapest = serializers.CharField(
+        allow_null=True, help_text="The cheapest way: for one run when the workload is a job."
+    )
+    cheapest_amount = serializers.DecimalField(14, 2, allow_null=True)
+    horizon_months = serializers.IntegerField(allow_null=True)
+    currency = serializers.CharField()
+
+
 class ConfigurationResponseSchema(serializers.Serializer):
     options = OptionSchema(many=True)
     unmet = serializers.ListField(child=serializers.CharField())
@@ -354,6 +383,11 @@ class ConfigurationResponseSchema(serializers.Serializer):
         child=serializers.CharField(),
         help_text="Why a tier is not offered: it would repeat a cheaper option, or no other "
         "build does the job better within its price band without idle GPUs.",
+    )
+    recommendation = RecommendationSchema(
+        allow_null=True,
+        help_text="The balanced option (the only one otherwise), why, and its price; the "
+        "managed, cloud and cheapest figures need a region: POST /api/v1/tco/ gives them.",
     )
 
 
@@ -493,6 +527,22 @@ class ManagedOfferSchema(serializers.Serializer):
     market_band = MarketBandSchema(allow_null=True)
 
 
+class JobCostSchema(serializers.Serializer):
+    hours = serializers.FloatField(help_text="One run on the configuration's GPUs.")
+    gpus = serializers.IntegerField()
+    cloud = serializers.DecimalField(
+        14, 2, allow_null=True, help_text="GPUs x the hours started x the on-demand price."
+    )
+    cloud_gpu_hours = serializers.IntegerField()
+    managed = serializers.DecimalField(
+        14, 2, help_text="The host's month-to-month fee x the months started + setup."
+    )
+    managed_months = serializers.IntegerField()
+    buy = serializers.DecimalField(14, 2, help_text="The servers' price + the run's energy.")
+    energy = serializers.DecimalField(14, 2)
+    cheapest = serializers.ChoiceField(choices=["on_premises", "managed", "cloud"])
+
+
 class TcoResponseSchema(serializers.Serializer):
     currency = serializers.CharField()
     horizon_months = serializers.IntegerField()
@@ -509,5 +559,14 @@ class TcoResponseSchema(serializers.Serializer):
     explanations = serializers.ListField(child=serializers.CharField())
     managed_offer = ManagedOfferSchema(
         allow_null=True, help_text="The host's managed-hosting price of one server, per term."
+    )
+    recommendation = RecommendationSchema(
+        allow_null=True,
+        help_text="With a workload: the option built, why, and what it costs each way.",
+    )
+    job = JobCostSchema(
+        allow_null=True,
+        help_text="With a training or fine-tuning workload: one run rented or bought; the "
+        "options then read as running such jobs continuously. Null otherwise.",
     )
     configuration = OptionSchema(required=False)

@@ -27,6 +27,7 @@ from engine.pricing import PricingError
 from engine.rules import rule_get
 from engine.workflow import Role, allowed_actions
 from gpuquote.core.roles import user_role
+from quotes.advice.answer import answer_context
 from quotes.advice.presenters import MARKET_LABELS, option_to_dict, text
 from quotes.models import Quote, QuoteRequest
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
@@ -218,6 +219,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         "editable": quote.status != "accepted",
         **_workload_context(quote),
         "managed": _managed_context(quote),
+        "answer": answer_context((quote.snapshot or {}).get("recommendation")),
         "public_path": services.quote_public_url(quote),
     }
     return render(request, "staff/quote_detail.html", context)

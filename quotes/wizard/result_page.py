@@ -19,11 +19,17 @@ from engine import rules
 from engine.builder import Tier
 from engine.configuration import PartScope
 from engine.fabric import LINE_ROLE_LABELS, LineRole
-from engine.i18n import Message
-from engine.money import Money
+from engine.tco import JobCost
 from gpuquote.core.formatting import money_format, number_localized
+from quotes.advice.answer import TIER_NAMES, WAY_NAMES, answer_context
 from quotes.advice.checklist import checklist_evaluate
-from quotes.advice.presenters import MARKET_LABELS, result_to_dict, text
+from quotes.advice.presenters import (
+    MARKET_LABELS,
+    localized_text,
+    recommendation_to_dict,
+    result_to_dict,
+    text,
+)
 from quotes.advice.result import AdviceResult
 from quotes.models import WizardResult
 from quotes.pdf import charts
@@ -32,22 +38,13 @@ from quotes.wizard.forms import (
     STEP_FORMS,
 )
 
-TIER_LABELS = {
-    "budget": _("Budget"),
-    "balanced": _("Balanced"),
-    "performance": _("Performance"),
-}
+TIER_LABELS = TIER_NAMES
 TIER_HELP = {
     "budget": _("The cheapest configuration that passes every rule."),
     "balanced": _("The most computing power per unit of price, with comfort margins."),
     "performance": _("The fastest GPUs for the work, with comfort margins."),
 }
-OPTION_LABELS = {
-    "on_premises": _("Buy (on premises)"),
-    "managed": _("Managed hosting"),
-    "cloud": _("Cloud GPUs, on demand"),
-    "cloud_reserved": _("Cloud GPUs, reserved 1 year"),
-}
+OPTION_LABELS = WAY_NAMES
 # Short forms for table columns and the chart's line labels.
 OPTION_SHORT_LABELS = {
     "on_premises": _("Buy"),
@@ -105,29 +102,6 @@ SENSITIVITY_TITLES = {
 
 
 # --- Session storage ------------------------------------------------------------------------------
-
-
-def localized_text(message: Message) -> str:
-    """An engine message in the active language, its numbers and money in the locale's format."""
-    params = {key: _localized_param(value) for key, value in message.params.items()}
-    template = gettext(message.template)
-    return template % params if params else template
-
-
-def _localized_param(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Money):
-        return money_format(value.amount, value.currency, places=0)
-    if isinstance(value, Message):
-        return localized_text(value)
-    if isinstance(value, tuple | list):
-        return ", ".join(_localized_param(item) for item in value)
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int | float | Decimal):
-        return number_localized(value)
-    return str(value)
 
 
 def duration_text(hours: float | None) -> str:
@@ -221,6 +195,45 @@ def _managed_fee_view(
     return {
         "monthly": contract.monthly.amount * option["servers"],
         "months": contract.months,
+    }
+
+
+def _job_view(job: JobCost) -> dict[str, Any]:
+    """One run of the job on the chosen option: rented in the cloud, hosted month to month,
+    or bought, the cheapest marked."""
+    cards: list[dict[str, Any]] = [
+        {
+            "key": "cloud",
+            "label": gettext("Cloud GPUs for the run"),
+            "amount": job.cloud.amount if job.cloud else None,
+            "note": ngettext(
+                "%(n)s GPU-hour on demand", "%(n)s GPU-hours on demand", job.cloud_gpu_hours
+            )
+            % {"n": number_localized(job.cloud_gpu_hours)},
+        },
+        {
+            "key": "managed",
+            "label": gettext("Our managed hosting, no commitment"),
+            "amount": job.managed.amount,
+            "note": ngettext(
+                "%(n)s month and the setup", "%(n)s months and the setup", job.managed_months
+            )
+            % {"n": job.managed_months},
+        },
+        {
+            "key": "on_premises",
+            "label": gettext("Buying the servers"),
+            "amount": job.buy.amount,
+            "note": gettext("including %(energy)s of electricity for the run")
+            % {"energy": money_format(job.energy.amount, job.energy.currency, places=0)},
+        },
+    ]
+    for card in cards:
+        card["cheapest"] = card["key"] == str(job.cheapest)
+    return {
+        "duration": duration_text(job.hours),
+        "gpus": job.gpus,
+        "cards": [card for card in cards if card["amount"] is not None],
     }
 
 
@@ -450,6 +463,8 @@ def result_context(
         option["managed"] = _managed_fee_view(advice, option, horizon_months)
     chosen = next((option for option in options if option["chosen"]), None)
     tco = None if texts["tco"] is None else _tco_view(texts["tco"], currency)
+    if tco is not None and advice.job is not None:
+        tco["job"] = _job_view(advice.job)
     if tco is not None and chosen is not None and texts["tco"].get("managed_offer"):
         tco["managed"] = _managed_terms_view(texts["tco"]["managed_offer"], chosen["servers"])
     on_recommended = texts["on_recommended"]
@@ -472,6 +487,9 @@ def result_context(
         "data": advice,
         "currency": currency,
         "summary": _summary(advice),
+        "answer": answer_context(
+            recommendation_to_dict(advice.recommendation, render=localized_text)
+        ),
         "private_url": request.build_absolute_uri(url) if request is not None else url,
         "sizing": sizing,
         "memory_rows": _memory_rows(sizing["memory_gb"]),

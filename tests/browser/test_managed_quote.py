@@ -105,6 +105,11 @@ def test_the_managed_fee_is_the_same_from_the_result_page_to_the_quote_pdf(
     assert per_server in panel
     assert "36-month contract" in panel
     assert per_server in _same(staff.locator("table.lines").inner_text())
+    # The quote screen leads with the answer the customer saw
+    answer = _same(staff.locator("#answer").inner_text())
+    with translation.override("en"):
+        assert _same(money_format(monthly_all, "EUR", places=0)) in answer
+    assert "36-month contract" in answer
     shoot(staff, "managed-staff-quote")
 
     # The customer's page and the PDF say the same

@@ -190,6 +190,11 @@ class QuoteSchema(serializers.Serializer):
     lines = QuoteLineSchema(many=True)
     totals = QuoteTotalsSchema(allow_null=True)
     tco = serializers.JSONField(allow_null=True, help_text="As POST /api/v1/tco/ returns it.")
+    recommendation = serializers.JSONField(
+        allow_null=True,
+        help_text="The answer the quote was built from, as POST /api/v1/tco/'s recommendation "
+        "(in the quote's language).",
+    )
     history = QuoteStatusChangeSchema(many=True)
     links = QuoteLinksSchema()
 
@@ -239,6 +244,7 @@ def quote_to_dict(
         ],
         "totals": None if totals is None else totals_to_dict(totals),
         "tco": snapshot.get("tco"),
+        "recommendation": snapshot.get("recommendation"),
         "history": [
             {
                 "at": event.created_at.isoformat(),

@@ -24,7 +24,14 @@ from engine.workflow import (
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.formatting import number_localized
 from gpuquote.core.roles import user_role
-from quotes.advice.presenters import option_to_dict, sizing_to_dict, tco_to_dict
+from quotes.advice.presenters import (
+    job_dict,
+    localized_text,
+    option_to_dict,
+    recommendation_to_dict,
+    sizing_to_dict,
+    tco_to_dict,
+)
 from quotes.advice.result import AdviceResult
 from quotes.advice.selectors import managed_offer_get
 from quotes.advice.store import result_from_json
@@ -211,7 +218,8 @@ def _result_snapshot(result: WizardResult, advice: AdviceResult, option: Option)
             "chosen_tier": str(option.tier),
             "option": option_to_dict(option, advice.price_ages),
             "sizing": sizing_to_dict(advice.sizing),
-            "tco": None if advice.tco is None else tco_to_dict(advice.tco),
+            "tco": None if advice.tco is None else tco_to_dict(advice.tco) | job_dict(advice),
+            "recommendation": recommendation_to_dict(advice.recommendation, render=localized_text),
         }
 
 

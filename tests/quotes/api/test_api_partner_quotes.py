@@ -147,6 +147,9 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
     contract = body["tco"]["managed_offer"]
     signed = next(t for t in contract["terms"] if t["months"] == contract["contract_months"])
     assert body["lines"][0]["unit_price"] == signed["monthly"]
+    answer = body["recommendation"]
+    assert answer["managed_months"] == contract["contract_months"]
+    assert answer["cheapest"] in {"on_premises", "managed", "cloud", "cloud_reserved"}
     assert body["totals"]["currency"] == "EUR"
     assert body["tco"]["horizon_months"] == 36
     assert body["history"][0]["to_status"] == "draft"

@@ -174,3 +174,85 @@ def test_provisioned_power_below_the_draw_is_a_400_naming_the_field(client):
 
     assert response.status_code == 400
     assert "configuration.provisioned_w" in response.json()["errors"]
+
+
+def test_the_hosts_offer_is_in_the_answer_and_the_total_bills_its_signed_term(client):
+    computed = {key: value for key, value in EIGHT_H100.items() if key != "managed_monthly_price"}
+    body = _post(client, {"configuration": computed}).json()
+    offer = body["managed_offer"]
+
+    assert offer["basis"] == "cost_plus"
+    assert offer["contract_months"] == 36
+    assert [term["months"] for term in offer["terms"]] == [0, 12, 24, 36]
+    signed = offer["terms"][-1]
+    assert Decimal(signed["monthly"]) >= Decimal(signed["floor"])
+    assert Decimal(body["options"]["managed"]["by_category"]["hosting_fees"]) == (
+        Decimal(signed["monthly"]) * 36
+    )
+    band = offer["market_band"]
+    assert band["name"] == "H100 / MI300X"
+    assert signed["market"] == (
+        "below"
+        if Decimal(signed["per_gpu_month"]) < Decimal(band["low"])
+        else "above"
+        if Decimal(signed["per_gpu_month"]) > Decimal(band["high"])
+        else "within"
+    )
+    # A fee set by sales (9,000 a month) below the hardware's payback over the shorter terms
+    # is raised to it there and flagged; over 36 months (8,100 after the discount) it holds
+    low = _post(client, {"configuration": EIGHT_H100}).json()["managed_offer"]
+    assert (low["basis"], low["override_below_floor"]) == ("override", True)
+    floored = [term for term in low["terms"] if term["floored"]]
+    assert [term["months"] for term in floored] == [0, 12, 24]
+    assert all(term["monthly"] == term["floor"] for term in floored)
+    assert low["terms"][-1]["monthly"] == "8100.00"
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_an_option_and_its_totals_get_the_same_managed_fee(client):
+    workload = {"task": "inference", "model": "llama-3.1-70b"}
+    built = _post(client, {"workload": workload, "environment": "production"}).json()
+    option = built["configuration"]
+    totals = option["totals"]
+    servers = option["servers"]
+    by_totals = {
+        "servers": servers,
+        "gpus_per_server": totals["gpus"] // servers,
+        "gpu_model": next(p["name"] for p in option["parts"] if p["kind"] == "gpu"),
+        "power_w": totals["power_w"],
+        "provisioned_w": max(totals["power_sized_w"], totals["power_w"]),
+        "price": str(Decimal(totals["price"]) / servers),
+        "currency": totals["currency"],
+        "rack_units": totals["rack_units"] // servers,
+    }
+
+    as_option = _post(client, {"configuration": option}).json()
+    as_totals = _post(client, {"configuration": by_totals}).json()
+
+    assert as_option["managed_offer"]["terms"] == built["managed_offer"]["terms"]
+    assert as_totals["managed_offer"]["terms"] == built["managed_offer"]["terms"]
+    assert built["job"] is None  # a service, not a run
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_training_workload_gets_the_cost_of_one_run(client):
+    workload = {
+        "task": "fine_tuning",
+        "model": "llama-3.1-8b",
+        "training": {"method": "lora"},
+        "data": {"kind": "text", "total_gb": 1},
+    }
+    body = _post(client, {"workload": workload, "environment": "experiment"}).json()
+    job = body["job"]
+
+    assert job["hours"] > 0
+    assert job["cheapest"] in {"cloud", "managed"}
+    month_to_month = body["managed_offer"]["terms"][0]
+    servers = body["configuration"]["servers"]
+    assert Decimal(job["managed"]) == servers * (
+        Decimal(month_to_month["monthly"]) * job["managed_months"]
+        + Decimal(month_to_month["setup"])
+    )
+    assert Decimal(job["buy"]) == Decimal(body["configuration"]["totals"]["price"]) + Decimal(
+        job["energy"]
+    )

@@ -421,7 +421,8 @@ def test_quote_from_a_wizard_request(rep, gpu):
         ("service", "", Decimal("2.00"), contract.setup.amount, "one_off", "managed_setup"),
     ]
     description = quote.current_revision.lines.get(role="managed_hosting").description
-    assert "36-month contract, 10 % term discount" in description
+    # The request's result is in French: the quote's words are the customer's
+    assert "contrat de 36 mois, remise d'engagement de 10 % incluse" in description
     assert (quote.origin, quote.language, quote.current_revision.contract_months) == (
         "wizard",
         "fr",

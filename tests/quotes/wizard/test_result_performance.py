@@ -10,7 +10,7 @@ from django.utils.html import escape
 from catalog.selectors import catalog_snapshot_get
 from engine.serving import options_performance
 from engine.workload import workload_from_dict
-from quotes.wizard.result_page import localized_text
+from quotes.advice.presenters import localized_text
 from tests.factories import advice_result_build, stored_result_make
 from tests.quotes.wizard.wizard_cases import INFERENCE, TRAINING, stored_advice, wizard_result_make
 

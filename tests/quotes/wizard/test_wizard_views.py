@@ -13,7 +13,13 @@ from django.utils import translation
 from catalog.models import Part, Price
 from catalog.selectors import price_ages_get
 from gpuquote.core.formatting import money_format
-from quotes.advice.presenters import build_to_dict, result_to_dict, sizing_to_dict, tco_to_dict
+from quotes.advice.presenters import (
+    build_to_dict,
+    job_to_dict,
+    result_to_dict,
+    sizing_to_dict,
+    tco_to_dict,
+)
 from quotes.advice.store import result_from_json
 from quotes.models import QuoteRequest, WizardResult
 from quotes.wizard.views.steps import SESSION_KEY
@@ -224,7 +230,7 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
     assert "by_language" not in raw
     with translation.override("fr"):
         french = result_to_dict(stored)
-        assert french["tco"] == tco_to_dict(tco)
+        assert french["tco"] == tco_to_dict(tco) | {"job": job_to_dict(stored.job)}
         assert french["sizing"] == sizing_to_dict(advice.sizing)
         assert french["build"] == build_to_dict(advice.build, price_ages_get(currency="EUR"))
     assert french["sizing"]["explanations"][0]["text"] not in raw
