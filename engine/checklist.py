@@ -152,6 +152,9 @@ class ChecklistItem:
     statement: Message
     met: bool
     reason: Message
+    # False: the customer chose to leave the point out (no growth planned). Shown as "not
+    # planned", neither met nor failed: it is a choice, not a fault of the configuration.
+    planned: bool = True
 
 
 def _gb(value: float, places: int = 1) -> Decimal:
@@ -252,8 +255,11 @@ def _growth(inp: ChecklistInput) -> ChecklistItem:
     if option is None:
         return _item(Point.GROWTH, False, _msg(_NO_OPTION))
     if inp.growth_gpus < 1:
-        return _item(
+        text = POINTS[Point.GROWTH]
+        return ChecklistItem(
             Point.GROWTH,
+            text.title,
+            text.statement,
             False,
             _msg(
                 gettext_noop(
@@ -261,6 +267,7 @@ def _growth(inp: ChecklistInput) -> ChecklistItem:
                     "need another server. Plan the growth expected in 12 to 24 months."
                 )
             ),
+            planned=False,
         )
     failed = _failed_rules(option, Point.GROWTH)
     if failed:

@@ -69,19 +69,22 @@ def recommend(
                 "gpu": gpu_name,
             },
         ),
-        Message(
-            gettext_noop(
-                "It passes all %(n)s rule checks: server CPU, ECC memory, RAM at least twice the "
-                "GPU memory, NVMe storage, power and cooling."
-            ),
-            {"n": len(option.checks)},
-        )
-        if not failed
-        else Message(
-            gettext_noop("%(failed)s of %(n)s rule checks fail: read them before you buy."),
-            {"failed": len(failed), "n": len(option.checks)},
-        ),
     ]
+    if option.checks:  # a configuration built by hand for a quote may carry none
+        reasons.append(
+            Message(
+                gettext_noop(
+                    "It passes all %(n)s rule checks: server CPU, ECC memory, RAM at least twice "
+                    "the GPU memory, NVMe storage, power and cooling."
+                ),
+                {"n": len(option.checks)},
+            )
+            if not failed
+            else Message(
+                gettext_noop("%(failed)s of %(n)s rule checks fail: read them before you buy."),
+                {"failed": len(failed), "n": len(option.checks)},
+            )
+        )
     cheapest = None
     cheapest_amount = None
     horizon = None if tco is None else tco.horizon_months

@@ -176,6 +176,11 @@ def job_to_dict(job: JobCost | None) -> dict[str, Any] | None:
     }
 
 
+def _fraction(value: Decimal) -> str:
+    """A share as a plain decimal string ("0.2"), however many places it was stored with."""
+    return format(value.normalize(), "f")
+
+
 # Where a managed-hosting fee sits in the band of dated public offers for its GPU class.
 MARKET_LABELS = {
     "below": gettext_lazy("below the market"),
@@ -195,8 +200,8 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
         "currency": offer.currency,
         "gpus_per_server": offer.gpus_per_server,
         "contract_months": offer.term(horizon_months).months,
-        "margin": str(offer.margin),
-        "cost_of_capital": str(offer.cost_of_capital),
+        "margin": _fraction(offer.margin),
+        "cost_of_capital": _fraction(offer.cost_of_capital),
         "power_included": offer.power_included,
         "override": amount(offer.override),
         "override_below_floor": offer.override_below_floor,
@@ -207,7 +212,7 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
                 "setup": amount(fee.setup),
                 "per_gpu_month": amount(fee.per_gpu_month),
                 "floor": amount(fee.floor),
-                "discount": str(fee.discount),
+                "discount": _fraction(fee.discount),
                 "floored": fee.floored,
                 "market": str(fee.market),
                 "cost": {

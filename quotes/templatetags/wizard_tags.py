@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms, template
+from django.utils.translation import pgettext
 
 register = template.Library()
 
@@ -83,9 +84,20 @@ def error_items(form: forms.Form) -> list[dict[str, str]]:
             anchor = f"{bound.auto_id}_0"
         for message in bound.errors:
             # ErrorList yields each message as text (the stubs allow the ValidationError).
-            items.append({"anchor": anchor, "label": str(bound.label), "message": str(message)})
+            label = str(bound.label).rstrip(". ")  # a sentence-long label ends with a period
+            items.append(
+                {
+                    "anchor": anchor,
+                    "label": label,
+                    "message": str(message),
+                    # French puts a space before the colon: the punctuation is translated too
+                    "text": pgettext("field: error message", "%(label)s: %(message)s")
+                    % {"label": label, "message": str(message)},
+                }
+            )
     items.extend(
-        {"anchor": "", "label": "", "message": str(message)} for message in form.non_field_errors()
+        {"anchor": "", "label": "", "message": str(message), "text": str(message)}
+        for message in form.non_field_errors()
     )
     return items
 

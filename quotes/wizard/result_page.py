@@ -12,7 +12,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from engine import rules
@@ -89,7 +89,7 @@ PART_KIND_LABELS = {
     "storage_server": _("Shared storage server"),
 }
 GOAL_LABELS = {
-    "inference": _("Running"),
+    "inference": pgettext_lazy("what the model is used for", "Running"),
     "fine_tuning": _("Fine-tuning"),
     "pretraining": _("Training from scratch"),
 }
@@ -476,6 +476,7 @@ def result_context(
             "title": localized_text(item.title),
             "statement": localized_text(item.statement),
             "met": item.met,
+            "planned": item.planned,
             "reason": localized_text(item.reason),
         }
         for item in checklist_evaluate(advice)
@@ -507,6 +508,7 @@ def result_context(
         "workstation_time": duration_text(on_workstation and on_workstation["training_hours"]),
         "checklist": checklist_items,
         "checklist_met": sum(1 for item in checklist_items if item["met"]),
+        "checklist_planned": sum(1 for item in checklist_items if item["planned"]),
         "defaults": texts["defaults"],
         "rules": [
             {

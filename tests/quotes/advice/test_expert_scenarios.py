@@ -23,7 +23,8 @@ import pytest
 
 from catalog.selectors import catalog_snapshot_get
 from engine import rules
-from engine.advice import Advice
+from engine.advice import Advice, tco_configuration
+from engine.assumptions import region_defaults
 from engine.builder import Environment, Option, PartLine, Tier
 from engine.configuration import PartScope
 from engine.fabric import LineRole
@@ -35,6 +36,7 @@ from engine.serving import (
     Performance,
     option_performance,
 )
+from engine.tco import managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.selectors import advice_get
 
@@ -930,6 +932,21 @@ def _multi_node_training(s: Scenario, a: Answer) -> None:
         assert _cluster(option, LineRole.LEAF), (option.tier, s.name)
 
 
+def _hosting_fee(s: Scenario, a: Answer) -> None:
+    """Every option's servers hosted by us at a price we can live on: no term's fee below the
+    hardware's payback over the term, each placed in the market band of its GPU class (issue
+    15)."""
+    french = region_defaults("FR", "EUR")
+    for option in a.options:
+        configuration = tco_configuration(option)
+        offer = managed_offer(configuration, french.for_gpu_model(configuration.gpu_model))
+        for fee in offer.terms:
+            assert fee.monthly.amount >= fee.floor.amount, (option.tier, s.name, fee)
+            assert fee.monthly.amount > fee.cost.amortisation.amount, (option.tier, s.name)
+            if offer.band is not None:
+                assert fee.market is offer.band.position(fee.per_gpu_month), (s.name, fee)
+
+
 Expectation = Callable[[Scenario, Answer], None]
 
 EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
@@ -955,6 +972,7 @@ EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
         "deadline": _deadline,
         "faster_tier": _faster_tier,
         "multi_node_training": _multi_node_training,
+        "hosting_fee": _hosting_fee,
     }
 )
 # Held on every row, whatever its own figures (the rest read the row's fields).
@@ -967,6 +985,7 @@ GENERAL = (
     "software",
     "faster_tier",
     "multi_node_training",
+    "hosting_fee",
 )
 
 

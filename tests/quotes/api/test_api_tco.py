@@ -256,3 +256,31 @@ def test_a_training_workload_gets_the_cost_of_one_run(client):
     assert Decimal(job["buy"]) == Decimal(body["configuration"]["totals"]["price"]) + Decimal(
         job["energy"]
     )
+
+
+def test_staff_set_the_hosts_margin_cost_of_capital_and_term_discounts_per_region(client):
+    computed = {key: value for key, value in EIGHT_H100.items() if key != "managed_monthly_price"}
+    region_assumptions_seed()
+    before = _post(client, {"configuration": computed}).json()
+    edits = {
+        "provider_margin_pct": "0.30",
+        "provider_cost_of_capital": "0.12",
+        "managed_discount_36m_pct": "0.15",
+    }
+    for name, value in edits.items():
+        RegionAssumption.objects.filter(region="FR", name=name).update(
+            value=Decimal(value), source="Board decision, 2026-12-01"
+        )
+    after = _post(client, {"configuration": computed}).json()
+
+    fee = {body["managed_offer"]["terms"][-1]["monthly"] for body in (before, after)}
+    assert len(fee) == 2  # the 36-month fee moved
+    offer = after["managed_offer"]
+    assert (offer["margin"], offer["cost_of_capital"]) == ("0.3", "0.12")
+    assert offer["terms"][-1]["discount"] == "0.15"
+    shown = {a["name"]: a for a in after["assumptions"]}
+    for name in edits:
+        assert shown[name]["source"] == "Board decision, 2026-12-01"
+    # The edit never touches another region
+    other = _post(client, {"configuration": computed, "region": "DE"}).json()
+    assert other["managed_offer"]["margin"] == "0.2"
