@@ -154,6 +154,8 @@ AXES_VERBOSE = False  # lockouts are still logged; not its start-up banner on ev
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("fr", _("French"))]
+# Day-month dates and a 24-hour clock in English too (gpuquote/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["gpuquote.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Paris"
 USE_I18N = True

@@ -18,9 +18,27 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-WIDTH, HEIGHT = 760, 380
-LEFT, RIGHT, TOP, BOTTOM = 100, 150, 36, 52
 LABEL_GAP = 32  # minimum vertical distance between two end-of-line labels (two lines each)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The drawing's size and margins, in its own units: drawn at about this many CSS pixels,
+    a 12-unit text stays 12 px (readable) rather than shrinking with the page."""
+
+    width: int
+    height: int
+    left: int  # room for the money axis
+    right: int  # room for the line labels
+    top: int
+    bottom: int
+    css_class: str
+    font_size: int = 12
+
+
+WIDE = Frame(760, 380, 100, 150, 36, 52, "chart-wide")  # desktop, tablet, the PDFs
+# A phone's panel is about 320-350 px wide: 13-unit text stays above 11 px.
+NARROW = Frame(360, 340, 72, 104, 40, 48, "chart-narrow", font_size=13)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +98,11 @@ def cumulative_cost_svg(
     text: ChartText,
     money: Callable[[Decimal], str],
     element_id: str = "tco-chart",
+    frame: Frame = WIDE,
 ) -> SafeString:
-    """The chart as inline SVG markup (safe to insert into a template)."""
+    """The chart as inline SVG markup (safe to insert into a template), drawn in ``frame``."""
+    width, height = frame.width, frame.height
+    left, top = frame.left, frame.top
     series = {
         name: [Decimal(v) for v in tco["options"][name]["monthly_cumulative"]]
         for name in SERIES
@@ -93,23 +114,25 @@ def cumulative_cost_svg(
     top_value = float(max(max(values) for values in series.values()))
     step = _nice_step(top_value)
     y_max = step * max(1, math.ceil(top_value / step))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w = width - left - frame.right
+    plot_h = height - top - frame.bottom
 
     def x(month: int) -> float:
-        return LEFT + (month - 1) / max(1, months - 1) * plot_w
+        return left + (month - 1) / max(1, months - 1) * plot_w
 
     def y(value: float) -> float:
-        return TOP + plot_h - value / y_max * plot_h
+        return top + plot_h - value / y_max * plot_h
 
     title_id, desc_id = f"{element_id}-title", f"{element_id}-desc"
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" id="{escape(element_id)}" class="chart" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{escape(element_id)}" '
+        f'class="chart {frame.css_class}" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
         f'aria-labelledby="{title_id} {desc_id}" '
-        'font-family="DejaVu Sans, system-ui, sans-serif" font-size="12">',
+        f'font-family="DejaVu Sans, system-ui, sans-serif" font-size="{frame.font_size}">',
         f'<title id="{title_id}">{escape(text.title)}</title>',
         f'<desc id="{desc_id}">{escape(text.description)}</desc>',
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
     ]
     # Horizontal grid and money axis.
     ticks = round(y_max / step)
@@ -117,11 +140,11 @@ def cumulative_cost_svg(
         value = step * i
         ty = _fmt(y(value))
         out.append(
-            f'<line x1="{LEFT}" y1="{ty}" x2="{LEFT + plot_w}" y2="{ty}" '
+            f'<line x1="{left}" y1="{ty}" x2="{left + plot_w}" y2="{ty}" '
             f'stroke="{"#5b6673" if i == 0 else "#dde2e8"}" stroke-width="1"/>'
         )
         out.append(
-            f'<text x="{LEFT - 8}" y="{ty}" text-anchor="end" dominant-baseline="middle" '
+            f'<text x="{left - 8}" y="{ty}" text-anchor="end" dominant-baseline="middle" '
             f'fill="#3d4652">{escape(money(Decimal(str(value))))}</text>'
         )
     # Month axis: every year.
@@ -129,15 +152,15 @@ def cumulative_cost_svg(
     for month in year_ticks:
         tx = _fmt(x(month))
         out.append(
-            f'<line x1="{tx}" y1="{TOP + plot_h}" x2="{tx}" y2="{TOP + plot_h + 5}" '
+            f'<line x1="{tx}" y1="{top + plot_h}" x2="{tx}" y2="{top + plot_h + 5}" '
             'stroke="#5b6673"/>'
         )
         out.append(
-            f'<text x="{tx}" y="{TOP + plot_h + 19}" text-anchor="middle" '
+            f'<text x="{tx}" y="{top + plot_h + 19}" text-anchor="middle" '
             f'fill="#3d4652">{month}</text>'
         )
     out.append(
-        f'<text x="{_fmt(LEFT + plot_w / 2)}" y="{HEIGHT - 10}" text-anchor="middle" '
+        f'<text x="{_fmt(left + plot_w / 2)}" y="{height - 10}" text-anchor="middle" '
         f'fill="#3d4652">{escape(text.month_axis)}</text>'
     )
     # Break-even markers (against managed hosting, and cloud when different).
@@ -151,13 +174,13 @@ def cumulative_cost_svg(
         bx = _fmt(x(month))
         on_prem = series.get("on_premises")
         out.append(
-            f'<line x1="{bx}" y1="{TOP}" x2="{bx}" y2="{TOP + plot_h}" stroke="#1b1f24" '
+            f'<line x1="{bx}" y1="{top}" x2="{bx}" y2="{top + plot_h}" stroke="#1b1f24" '
             'stroke-width="1.5" stroke-dasharray="4 3"/>'
         )
-        anchor = "end" if x(month) > LEFT + plot_w * 0.6 else "start"
+        anchor = "end" if x(month) > left + plot_w * 0.6 else "start"
         offset = -6 if anchor == "end" else 6
         out.append(
-            f'<text x="{_fmt(x(month) + offset)}" y="{TOP - 10 + 16 * (len(marked) - 1)}" '
+            f'<text x="{_fmt(x(month) + offset)}" y="{top - 10 + 16 * (len(marked) - 1)}" '
             f'text-anchor="{anchor}" font-weight="bold" fill="#1b1f24">'
             f"{escape(text.break_even(month))}</text>"
         )
@@ -178,15 +201,15 @@ def cumulative_cost_svg(
         )
         ends.append((y(float(values[-1])), name, values[-1]))
     ends.sort()
-    positions = _spread([end[0] for end in ends], TOP + 6, TOP + plot_h)
+    positions = _spread([end[0] for end in ends], top + 6, top + plot_h)
     for (_, name, last), label_y in zip(ends, positions, strict=True):
         style = SERIES[name]
         out.append(
-            f'<text x="{LEFT + plot_w + 10}" y="{_fmt(label_y)}" dominant-baseline="middle" '
+            f'<text x="{left + plot_w + 10}" y="{_fmt(label_y)}" dominant-baseline="middle" '
             f'fill="{style.colour}" font-weight="bold">{escape(text.series[name])}</text>'
         )
         out.append(
-            f'<text x="{LEFT + plot_w + 10}" y="{_fmt(label_y + 14)}" '
+            f'<text x="{left + plot_w + 10}" y="{_fmt(label_y + 14)}" '
             f'dominant-baseline="middle" fill="#3d4652">{escape(money(last))}</text>'
         )
     out.append("</svg>")

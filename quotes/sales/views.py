@@ -18,7 +18,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from catalog.selectors import price_ages_get
@@ -45,6 +45,7 @@ from quotes.sales.forms import (
     TermsForm,
     WorkloadForm,
 )
+from quotes.sales.history import event_details, status_label
 from quotes.sales.selectors import (
     approval_threshold_pct,
     quote_by_token_get,
@@ -198,7 +199,15 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         "approval_pending": approval_pending,
         "threshold": approval_threshold_pct(),
         "role": request.sales_role,
-        "events": quote_events_get(quote=quote),
+        "events": [
+            {
+                "event": event,
+                "details": event_details(event),
+                "from_status": status_label(event.from_status),
+                "to_status": status_label(event.to_status),
+            }
+            for event in quote_events_get(quote=quote)
+        ],
         # Catalog prices past PRICE_STALE_DAYS: the frozen line price may need confirming.
         "price_ages": price_ages_get(currency=quote.currency),
         "revisions": quote_revisions_get(quote=quote),
@@ -295,7 +304,11 @@ def _workload_context(quote: Quote) -> dict[str, Any]:
 
 
 def _post(
-    request: HttpRequest, pk: int, form_class: type, call: Callable[[Quote, dict], object]
+    request: HttpRequest,
+    pk: int,
+    form_class: type,
+    call: Callable[[Quote, dict], object],
+    done: Callable[[dict], str] | None = None,
 ) -> HttpResponse:
     quote = _quote_or_404(pk)
     form = form_class(request.POST)
@@ -307,7 +320,7 @@ def _post(
         except ValidationError as error:
             _error_messages(request, error)
         else:
-            messages.success(request, gettext("Saved."))
+            messages.success(request, done(form.cleaned_data) if done else gettext("Saved."))
     return redirect("wizard:staff:detail", pk=pk)
 
 
@@ -416,7 +429,24 @@ def _act(user: Any, quote: Quote, data: dict[str, Any]) -> object:
 @require_POST
 @sales_team
 def quote_action(request: HttpRequest, pk: int) -> HttpResponse:
-    return _post(request, pk, ActionForm, lambda quote, data: _act(request.user, quote, data))
+    return _post(
+        request,
+        pk,
+        ActionForm,
+        lambda quote, data: _act(request.user, quote, data),
+        done=lambda data: str(_ACTION_DONE.get(data["action"], gettext_lazy("Saved."))),
+    )
+
+
+# What the page says once an action went through ("Sent.", not "Saved.").
+_ACTION_DONE = {
+    "send": gettext_lazy("Sent to the customer."),
+    "approve_discount": gettext_lazy("Discount approved."),
+    "accept": gettext_lazy("Acceptance recorded."),
+    "decline": gettext_lazy("Refusal recorded."),
+    "revise": gettext_lazy("New revision started."),
+    "reprice": gettext_lazy("Repriced to the current catalog: a new revision."),
+}
 
 
 @require_GET

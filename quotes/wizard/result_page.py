@@ -329,16 +329,17 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         for name in shown
         if name in charts.SERIES
     )
-    chart = charts.cumulative_cost_svg(
-        tco,
-        text=charts.ChartText(
-            title=gettext("Cumulative cost per month over %(years)s years") % {"years": years},
-            description=f"{totals_sentence}. {be_sentence}",
-            series={name: str(OPTION_SHORT_LABELS[name]) for name in charts.SERIES},
-            month_axis=gettext("Month"),
-            break_even=lambda month: gettext("Break-even: month %(month)s") % {"month": month},
-        ),
-        money=fmt,
+    words = charts.ChartText(
+        title=gettext("Cumulative cost per month over %(years)s years") % {"years": years},
+        description=f"{totals_sentence}. {be_sentence}",
+        series={name: str(OPTION_SHORT_LABELS[name]) for name in charts.SERIES},
+        month_axis=gettext("Month"),
+        break_even=lambda month: gettext("Break-even: month %(month)s") % {"month": month},
+    )
+    # Two drawings of one chart: CSS shows the one made for the screen's width, so its labels
+    # keep their size on a phone instead of shrinking to a third.
+    chart = charts.cumulative_cost_svg(tco, text=words, money=fmt) + charts.cumulative_cost_svg(
+        tco, text=words, money=fmt, element_id="tco-chart-narrow", frame=charts.NARROW
     )
     yearly_rows = [
         {

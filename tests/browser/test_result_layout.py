@@ -27,12 +27,21 @@ def _measure(page) -> dict:
         """() => {
             const answer = document.querySelector('#answer');
             const price = document.querySelector('#answer [data-cost] dd');
+            // The chart as drawn: its text size times the drawing's scale on screen
+            const chart = [...document.querySelectorAll('svg.chart')]
+                .find(svg => svg.getBoundingClientRect().width > 0);
+            const scale = chart
+                ? chart.getBoundingClientRect().width / chart.viewBox.baseVal.width
+                : null;
             return {
                 height: document.documentElement.scrollHeight,
                 width: document.documentElement.scrollWidth,
                 viewport: window.innerWidth,
                 answerTop: answer ? answer.getBoundingClientRect().top + window.scrollY : null,
                 priceBottom: price ? price.getBoundingClientRect().bottom + window.scrollY : null,
+                chartFontPx: scale === null
+                    ? null
+                    : Number(chart.getAttribute('font-size')) * scale,
             };
         }"""
     )
@@ -53,6 +62,7 @@ def test_the_answer_is_in_the_first_screen_and_the_page_stays_short(
     assert found["priceBottom"] is not None
     assert found["priceBottom"] <= height, found  # the answer's first price, unscrolled
     assert found["height"] <= screens * height, found
+    assert found["chartFontPx"] >= 11, found  # chart labels readable at this width
 
 
 def test_no_quote_page_is_wider_than_a_phone(new_page, shoot, django_user_model):

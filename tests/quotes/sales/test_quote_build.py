@@ -166,7 +166,7 @@ def test_parts_by_hand_show_what_is_missing_and_sending_needs_an_acknowledgement
     with django_capture_on_commit_callbacks(execute=True):
         sent = _post(signed_in, "action", quote, {"action": "send", "acknowledge_checks": "on"})
 
-    assert "Saved." in _flash(sent)
+    assert "Sent to the customer." in _flash(sent)
     quote.refresh_from_db()
     assert quote.status == "sent"
     event = QuoteEvent.objects.get(quote=quote, kind="status", to_status="sent")

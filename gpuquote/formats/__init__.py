@@ -1,0 +1,1 @@
+"""Locale formats that replace Django's defaults (``FORMAT_MODULE_PATH``)."""
