@@ -20,6 +20,19 @@
     syncModel();
   }
 
+  // Step 1: the fine-tuning method only matters for fine-tuning (without JavaScript it shows,
+  // labelled "Fine-tuning method", and the server ignores it for the other tasks).
+  var method = document.getElementById("id_method_field");
+  var goals = document.querySelectorAll("input[name=goal]");
+  if (method && goals.length) {
+    var syncGoal = function () {
+      var goal = document.querySelector("input[name=goal]:checked");
+      method.hidden = !(goal && goal.value === "fine_tuning") && !method.classList.contains("has-error");
+    };
+    goals.forEach(function (input) { input.addEventListener("change", syncGoal); });
+    syncGoal();
+  }
+
   // Step 4: highlight the chosen region's defaults and show them as placeholders.
   var region = document.getElementById("id_region");
   var table = document.getElementById("region-defaults");

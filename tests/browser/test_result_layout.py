@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from quotes.sales import services
+from tests.browser.conftest import publish_screenshot
 from tests.browser.test_staff_quote import sign_in
 from tests.browser.test_wizard import walk
 from tests.quotes.sales.test_quote_services import _user, wizard_request_make
@@ -57,7 +58,9 @@ def test_the_answer_is_in_the_first_screen_and_the_page_stays_short(
     walk(page, CASES[name], "en")
 
     found = _measure(page)
-    shoot(page, f"layout-{viewport}-{name}")
+    path = shoot(page, f"layout-{viewport}-{name}")
+    if name == "fine_tuning" and viewport == "phone":
+        publish_screenshot(path, "result-phone.png", max_height=2600)
     assert found["width"] <= found["viewport"], found  # no sideways scrolling
     assert found["priceBottom"] is not None
     assert found["priceBottom"] <= height, found  # the answer's first price, unscrolled

@@ -40,9 +40,18 @@ def fill_step(page, answers: dict[str, str], language: str) -> None:
         if name in answers or not box.is_visible():
             continue
         box.uncheck()  # a box the case leaves out is unticked
-    for name, value in answers.items():
+    # The task first: it decides which of step 1's choices are shown (the fine-tuning method
+    # only for fine-tuning).
+    ordered = sorted(answers.items(), key=lambda item: item[0] != "goal")
+    for name, value in ordered:
         field = page.locator(f"[name={name}]").first
         kind = field.get_attribute("type")
+        if (
+            kind == "radio"
+            and not field.is_visible()
+            and not page.locator(f"details.advanced [name={name}]").count()
+        ):
+            continue  # hidden because it does not apply: the server ignores it
         if not field.is_visible() and page.locator("details.advanced:not([open])").count():
             page.click("details.advanced > summary")
         if kind == "radio":
@@ -102,7 +111,8 @@ def test_whole_wizard_gives_the_engines_figures(new_page, shoot, axe, name, lang
         assert price == _same(money_format(chosen.totals.price.amount, currency, places=0))
         memory = _text(page.locator("[data-figure=memory] .figure-value"))
         rounded = round(advice.sizing.memory_gb.total, 2)
-        assert memory == _same(number_localized(rounded, 1)) + " GB"
+        unit = "Go" if language == "fr" else "GB"  # gigaoctets in French
+        assert memory == _same(number_localized(rounded, 1)) + f" {unit}"
     assert page.locator(".option").count() == len(advice.build.options)
     assert page.locator("svg.chart:visible").count() == 1  # the drawing for this width
     assert page.locator(".checklist li").count() == 5
@@ -267,3 +277,20 @@ def test_step_screenshot_for_the_readme(new_page, shoot, axe):
     path = shoot(page, "en-step1-project")
 
     publish_screenshot(path, "wizard-step-1.png")
+
+
+def test_the_fine_tuning_method_shows_only_for_fine_tuning(new_page):
+    page = new_page("en")
+    page.goto("/")
+    method = page.locator("#id_method_field")
+
+    page.check("input[name=goal][value=inference]")
+    assert not method.is_visible()
+    page.check("input[name=goal][value=fine_tuning]")
+    assert method.is_visible()
+    page.check("input[name=goal][value=pretraining]")
+    assert not method.is_visible()
+
+    without_js = new_page("en", javascript=False)
+    without_js.goto("/")
+    assert without_js.locator("#id_method_field").is_visible()  # labelled "Fine-tuning method"

@@ -93,7 +93,7 @@ def test_checklist_pdf_is_in_the_results_language(client):
         formatted = money_format(advice.tco.on_premises.total.amount, "EUR", places=0)
     assert re.sub(r"[\u00a0\u202f]", " ", formatted) in text  # 72 610 €, French style
     memory = _one_decimal(advice.sizing.memory_gb.total)
-    assert str(memory).replace(".", ",") + " GB" in text
+    assert str(memory).replace(".", ",") + " Go" in text  # gigaoctets, the French unit
     assert re.search(r" 1 / \d+", text)  # page numbers
 
 

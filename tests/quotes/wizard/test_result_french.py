@@ -27,6 +27,9 @@ def test_the_task_the_menu_and_a_point_left_out_read_as_french(client):
     assert "not-planned" in html[html.index('data-point="growth"') - 40 :][:80]
     assert "non prévu" in growth
     assert "des 4 points prévus sont respectés" in html
+    memory = html[html.index('data-figure="memory"') :][:400]
+    assert " Go</p>" in memory  # gigaoctets
+    assert " GB</p>" not in memory
 
 
 def test_an_error_reads_with_french_punctuation(client):
