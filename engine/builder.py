@@ -82,7 +82,7 @@ every configuration of small random catalogs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from . import rules
@@ -296,7 +296,14 @@ def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
     if needs.budget is not None:
         limit = index.units_floor(needs.budget)
         if cheapest.total > limit:
-            return BuildResult((), (_budget_message(index, needs.budget, cheapest),))
+            # Whole currency units, rounded up: a budget of exactly this builds it
+            needed = Money(
+                index.amount(cheapest.total).to_integral_value(rounding=ROUND_CEILING),
+                index.currency,
+            )
+            return BuildResult(
+                (), (_budget_message(index, needs.budget, cheapest),), budget_needed=needed
+            )
         bound = limit + 1
     plans = [(Tier.BUDGET, cheapest)]
     value_bound = bound if needs.budget else _band(cheapest.total, rules.BALANCED_MAX_PRICE_FACTOR)

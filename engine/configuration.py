@@ -165,6 +165,8 @@ class BuildResult:
     # Why a tier is not shown (it would repeat a cheaper one, or nothing does the job better
     # within its price band without idle GPUs): one sentence per missing tier.
     notes: tuple[Message, ...] = ()
+    # The budget was below every sound configuration: the price of the cheapest one.
+    budget_needed: Money | None = None
 
 
 @dataclass(frozen=True, slots=True)

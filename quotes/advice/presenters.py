@@ -454,6 +454,7 @@ def build_to_dict(
         "options": [option_to_dict(option, price_ages, performance) for option in result.options],
         "unmet": [text(message) for message in result.unmet],
         "notes": [text(message) for message in result.notes],
+        "budget_needed": amount(result.budget_needed),
     }
 
 

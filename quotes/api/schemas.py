@@ -384,6 +384,13 @@ class ConfigurationResponseSchema(serializers.Serializer):
         help_text="Why a tier is not offered: it would repeat a cheaper option, or no other "
         "build does the job better within its price band without idle GPUs.",
     )
+    budget_needed = serializers.DecimalField(
+        14,
+        2,
+        allow_null=True,
+        help_text="When the budget was below every sound configuration: the price of the "
+        "cheapest one (a budget of exactly this builds it). Null otherwise.",
+    )
     recommendation = RecommendationSchema(
         allow_null=True,
         help_text="The balanced option (the only one otherwise), why, and its price; the "

@@ -500,6 +500,8 @@ def result_context(
         "options": options,
         "chosen": chosen,
         "unmet": build["unmet"],
+        "budget_needed": build["budget_needed"],
+        "budget": inputs.budget,
         "tier_notes": build["notes"],
         "tco": tco,
         "is_training": is_training,

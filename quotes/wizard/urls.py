@@ -12,6 +12,7 @@ urlpatterns = [
     path("wizard/<slug:step>/", steps.wizard_step, name="step"),
     path("r/<slug:token>/", result.result_detail, name="result"),
     path("r/<slug:token>/recompute/", result.result_recompute, name="result_recompute"),
+    path("r/<slug:token>/use-budget/", result.result_use_budget, name="result_use_budget"),
     path("r/<slug:token>/checklist.pdf", result.checklist_pdf, name="checklist_pdf"),
     path("r/<slug:token>/quote/", result.quote_request, name="quote_request"),
     path("r/<slug:token>/quote/sent/", result.quote_sent, name="quote_sent"),

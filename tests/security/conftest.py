@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import builtins
 import socket
+import time
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
+import django_ratelimit.core as ratelimit_core
 import pytest
 from django.utils import translation
 
@@ -25,6 +28,15 @@ def _default_language():
     (LocaleMiddleware activates it, nothing resets it); messages built outside a request, such as
     ``full_clean()``'s, would then depend on which test ran before."""
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch):
+    """django-ratelimit counts in fixed windows: a flood test whose requests straddle a window's
+    end (slow PDF renders on a busy 2-core CI machine) would see its count reset and get a 200
+    where a 429 is due. The limiter's clock stands still for the length of a test."""
+    now = time.time()
+    monkeypatch.setattr(ratelimit_core, "time", SimpleNamespace(time=lambda: now))
 
 
 @pytest.fixture

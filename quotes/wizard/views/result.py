@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -70,6 +72,25 @@ def result_recompute(request: HttpRequest, token: str) -> HttpResponse:
     except (WorkloadError, AssumptionError, TcoInputError):
         # The answers were valid under earlier rules, not today's: the wizard asks again.
         return _outdated(request, result, gettext("Your answers need checking: start again."))
+    return redirect("wizard:result", token=fresh.token)
+
+
+@require_POST
+@rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
+def result_use_budget(request: HttpRequest, token: str) -> HttpResponse:
+    """ "Use 146,493 EUR": the same answers with the budget the cheapest sound configuration
+    needs, computed under a new private link (the old one keeps its answers)."""
+    result = get_object_or_404(WizardResult, token=token)
+    advice = result_from_json(result.result)
+    if advice is None or advice.build.budget_needed is None:
+        return redirect("wizard:result", token=result.token)
+    needed = advice.build.budget_needed.amount
+    inputs = dataclasses.replace(advice.inputs, budget=needed)
+    answers = dict(result.answers)
+    deployment = dict(answers.get("deployment") or {})
+    deployment["budget"] = str(needed)
+    answers["deployment"] = deployment
+    fresh = wizard_result_create(answers=answers, inputs=inputs, language=active_language())
     return redirect("wizard:result", token=fresh.token)
 
 
