@@ -338,7 +338,8 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
     )
     # Two drawings of one chart: CSS shows the one made for the screen's width, so its labels
     # keep their size on a phone instead of shrinking to a third.
-    chart = charts.cumulative_cost_svg(tco, text=words, money=fmt) + charts.cumulative_cost_svg(
+    chart = charts.cumulative_cost_svg(tco, text=words, money=fmt)  # the PDF's too
+    chart_narrow = charts.cumulative_cost_svg(
         tco, text=words, money=fmt, element_id="tco-chart-narrow", frame=charts.NARROW
     )
     yearly_rows = [
@@ -381,6 +382,7 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         ],
         "categories": categories,
         "chart": chart,
+        "chart_narrow": chart_narrow,
         "chart_summary": f"{totals_sentence}. {be_sentence}",
         "break_even_sentence": be_sentence,
         "yearly_rows": yearly_rows,

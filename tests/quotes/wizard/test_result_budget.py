@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
 from gpuquote.core.formatting import money_format
 from quotes.models import WizardResult
+from quotes.wizard.result_page import result_context
 from tests.quotes.wizard.wizard_cases import FINE_TUNING, stored_advice, wizard_result_make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seed_catalog")]
@@ -50,3 +52,13 @@ def test_a_result_that_fits_ignores_the_button(client):
 
     assert response["Location"] == reverse("wizard:result", kwargs={"token": result.token})
     assert WizardResult.objects.count() == 1
+
+
+def test_the_checklist_pdf_draws_the_chart_once_and_the_page_twice(client):
+    result = wizard_result_make(client, FINE_TUNING, language="en")
+    context = result_context(result, stored_advice(result))
+
+    pdf_html = render_to_string("pdf/checklist.html", context)
+    page_html = client.get(reverse("wizard:result", kwargs={"token": result.token})).content
+    assert pdf_html.count('class="chart chart-') == 1  # the wide drawing only
+    assert page_html.decode().count('class="chart chart-') == 2  # wide and phone, CSS picks
