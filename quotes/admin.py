@@ -78,7 +78,7 @@ def quote_requests_mark_handled(modeladmin, request, queryset) -> None:
 class QuoteRequestAdmin(admin.ModelAdmin):
     list_display = ("created_at", "company", "name", "email", "country", "status", "result_link")
     list_filter = ("status", "country")
-    search_fields = ("company", "name", "email", "message")
+    search_fields = ("company", "name", "email", "vat_number", "message")
     date_hierarchy = "created_at"
     list_select_related = ("result",)
     fields = (
@@ -87,15 +87,19 @@ class QuoteRequestAdmin(admin.ModelAdmin):
         "company",
         "email",
         "country",
+        "vat_number",
         "consent",
         "message",
         "created_at",
+        "staff_notified_at",
         "result_link",
     )
     readonly_fields = (
         "name",
         "company",
         "email",
+        "vat_number",
+        "staff_notified_at",
         "country",
         "consent",
         "message",

@@ -2,8 +2,10 @@
 
 ``send_quote_email`` retries only errors a later attempt can fix (the mail server refusing or
 unreachable), with exponential backoff; the service records the sent e-mail, so a retried or
-duplicated message never mails the customer twice. ``expire_quotes`` runs daily (the beat
-entry is in ``settings.CELERY_BEAT_SCHEDULE``). ``deliver_webhook`` makes one try at a partner
+duplicated message never mails the customer twice; ``notify_quote_answer`` and
+``notify_quote_request`` (a new request from the wizard) mail the sales team once each, the same
+way. ``expire_quotes`` runs daily (the beat entry is in ``settings.CELERY_BEAT_SCHEDULE``).
+``deliver_webhook`` makes one try at a partner
 webhook delivery per run and retries while the receiver fails; its last try marks it failed.
 Services queue them by name after commit through the outbox (``gpuquote.core.outbox``);
 ``outbox_redispatch`` runs every minute and queues again the jobs a broker outage kept back.
@@ -23,10 +25,12 @@ from quotes.partners.webhooks.delivery import (
 )
 from quotes.sales.services import (
     NOTIFY_QUOTE_ANSWER_TASK,
+    NOTIFY_QUOTE_REQUEST_TASK,
     SEND_QUOTE_EMAIL_TASK,
     quote_answer_notify,
     quote_email_send,
     quote_expire_due,
+    quote_request_notify,
 )
 
 RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
@@ -57,6 +61,19 @@ def send_quote_email(quote_id: int, revision_id: int) -> bool:
 )
 def notify_quote_answer(event_id: int) -> bool:
     return quote_answer_notify(event_id=event_id)
+
+
+@shared_task(
+    name=NOTIFY_QUOTE_REQUEST_TASK,
+    acks_late=True,  # idempotent: staff_notified_at is checked under the request's lock
+    reject_on_worker_lost=True,
+    autoretry_for=RETRYABLE,
+    max_retries=5,
+    retry_backoff=30,
+    retry_jitter=True,
+)
+def notify_quote_request(request_id: int) -> bool:
+    return quote_request_notify(request_id=request_id)
 
 
 @shared_task(name="quotes.outbox_redispatch", acks_late=True)

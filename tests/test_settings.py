@@ -35,6 +35,9 @@ print(json.dumps({
     "debug": settings.DEBUG,
     "hsts": getattr(settings, "SECURE_HSTS_SECONDS", 0),
     "secure_cookies": getattr(settings, "SESSION_COOKIE_SECURE", False),
+    "seller": {name: getattr(settings, name) for name in (
+        "SELLER_NAME", "SELLER_SIREN", "SELLER_SIRET", "SELLER_VAT_NUMBER", "SELLER_IBAN",
+        "SELLER_BIC", "SELLER_IS_SAMPLE")},
 }))
 """
 BASE_ENV = {
@@ -42,15 +45,25 @@ BASE_ENV = {
     for k, v in os.environ.items()
     if k not in ("DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")
     and k not in ("GPUQUOTE_EMBEDDED", "DJANGO_SETTINGS_MODULE")
+    and not k.startswith("SELLER_")
 }
 DEVELOPMENT = {"DEBUG": "true"}
 STRONG_SECRET_KEY = "x" * 20 + "-a-long-production-secret-for-tests-only-0123456789"
+# A made-up seller whose numbers pass python-stdnum's checks (check digits computed for them).
+SELLER = {
+    "SELLER_NAME": "Hébergement GPU SAS",
+    "SELLER_ADDRESS": "10 quai de Seine, 69001 Lyon, France",
+    "SELLER_SIREN": "123 123 127",
+    "SELLER_VAT_NUMBER": "FR 86 123123127",
+    "SELLER_IBAN": "FR76 1234 5000 4200 0123 4567 854",
+}
 PRODUCTION = {
     "DEBUG": "false",
     "SECRET_KEY": STRONG_SECRET_KEY,
     "ALLOWED_HOSTS": "quote.example.com",
     "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/gpuquote",
     "REDIS_URL": "redis://127.0.0.1:6379/3",
+    **SELLER,
 }
 
 
@@ -154,6 +167,7 @@ def test_embedded_deployment_runs_on_sqlite_and_eager_celery_without_debug(tmp_p
             "GPUQUOTE_EMBEDDED": "1",
             "SECRET_KEY": STRONG_SECRET_KEY,
             "ALLOWED_HOSTS": "quote.example.com",
+            **SELLER,
         },
         tmp_path,
     )
@@ -324,3 +338,82 @@ def test_nothing_unused_is_installed(tmp_path):
     seen = _settings(DEVELOPMENT, tmp_path)
 
     assert "django.contrib.humanize" not in seen["apps"]
+
+
+# --- The seller's legal details, printed on every quote ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "missing", ["SELLER_NAME", "SELLER_ADDRESS", "SELLER_SIREN", "SELLER_VAT_NUMBER", "SELLER_IBAN"]
+)
+def test_production_refuses_to_start_without_each_seller_detail(tmp_path, missing):
+    env = {name: value for name, value in PRODUCTION.items() if name != missing}
+
+    message = _refusal(env, tmp_path)
+
+    assert message == (
+        "django.core.exceptions.ImproperlyConfigured: Production settings (DEBUG is off) lack "
+        f"the seller's legal details printed on quotes: {missing} is not set. Set them "
+        "(README, Settings)."
+    )
+
+
+def test_production_names_every_missing_seller_detail_at_once(tmp_path):
+    env = {name: value for name, value in PRODUCTION.items() if name not in SELLER}
+
+    message = _refusal(env, tmp_path)
+
+    assert message.endswith(
+        "on quotes: SELLER_NAME is not set; SELLER_ADDRESS is not set; SELLER_SIREN is not set; "
+        "SELLER_VAT_NUMBER is not set; SELLER_IBAN is not set. Set them (README, Settings)."
+    )
+
+
+def test_production_keeps_the_seller_numbers_compact(tmp_path):
+    seen = _settings(PRODUCTION, tmp_path)
+
+    assert seen["seller"] == {
+        "SELLER_NAME": "Hébergement GPU SAS",
+        "SELLER_SIREN": "123123127",
+        "SELLER_SIRET": "",
+        "SELLER_VAT_NUMBER": "FR86123123127",
+        "SELLER_IBAN": "FR7612345000420001234567854",
+        "SELLER_BIC": "",
+        "SELLER_IS_SAMPLE": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("SELLER_SIREN", "123 123 128", "SELLER_SIREN is not a valid SIREN (9 digits)"),
+        ("SELLER_IBAN", "FR76 1234 5000 4200 0123 4567 855", "SELLER_IBAN is not a valid IBAN"),
+        ("SELLER_VAT_NUMBER", "FR 87 123123127", "SELLER_VAT_NUMBER is not a valid French VAT"),
+        ("SELLER_SIRET", "12312312700075", "SELLER_SIRET is not a valid SIRET (14 digits)"),
+        ("SELLER_BIC", "BNPAFR", "SELLER_BIC is not a valid BIC (8 or 11 characters)"),
+    ],
+)
+def test_a_wrong_seller_number_stops_the_start_in_every_profile(tmp_path, name, value, problem):
+    for profile in (PRODUCTION, {**DEVELOPMENT, **SELLER}):
+        result = _run(["-c", PROBE], {"GPUQUOTE_VAR_DIR": str(tmp_path), **profile, name: value})
+
+        assert result.returncode != 0
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"django.core.exceptions.ImproperlyConfigured: {problem}"), last
+
+
+def test_a_vat_number_of_another_company_is_refused(tmp_path):
+    # FR 11 999999998: a valid French VAT number, of another SIREN than the seller's.
+    env = {**PRODUCTION, "SELLER_VAT_NUMBER": "FR11999999998"}
+
+    message = _refusal(env, tmp_path)
+
+    assert message.endswith("SELLER_VAT_NUMBER is not the VAT number of SELLER_SIREN")
+
+
+def test_development_prints_a_demo_seller_marked_as_sample_data(tmp_path):
+    seen = _settings(DEVELOPMENT, tmp_path)
+
+    assert seen["seller"]["SELLER_IS_SAMPLE"] is True
+    assert seen["seller"]["SELLER_NAME"] == "GPUQuote Demo SAS"
+    assert seen["seller"]["SELLER_SIREN"] == "999999998"

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     pass
 
 AUDIT_FIELDS = ("created_at", "created_by", "updated_at", "updated_by")
+# Price tables scroll in their own box and wrap long text, never widening the page.
+PRICE_TABLES_CSS = {"all": ("css/admin.css",)}
 
 
 class PriceInline(admin.TabularInline):
@@ -61,6 +63,9 @@ class PartAdmin(admin.ModelAdmin):
     readonly_fields = AUDIT_FIELDS
     inlines = [PriceInline]
     list_select_related = ("updated_by",)
+
+    class Media:
+        css = PRICE_TABLES_CSS
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         field = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -275,6 +280,9 @@ class PriceAdmin(admin.ModelAdmin):
     search_fields = ("part__sku", "part__model", "source")
     date_hierarchy = "observed_on"
     list_select_related = ("part",)
+
+    class Media:
+        css = PRICE_TABLES_CSS
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False

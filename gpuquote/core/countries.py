@@ -91,3 +91,18 @@ def vat_number_clean(vat_number: str, country: str) -> str:
             {"vat_number": ValidationError(VAT_NUMBER_MESSAGE, code="invalid", params=params)}
         )
     return normalize_vat_number(vat_number)
+
+
+class VatNumberMatchesCountry:
+    """A form mixin: its ``vat_number`` is checked against its ``country`` (check digits
+    included) and stored normalised; the error is the field's."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}  # type: ignore[misc]
+        country, vat_number = cleaned.get("country"), cleaned.get("vat_number")
+        if country and vat_number:
+            try:
+                cleaned["vat_number"] = vat_number_clean(vat_number, country)
+            except ValidationError as error:
+                self.add_error(None, error)  # type: ignore[attr-defined]  # {"vat_number": ...}
+        return cleaned

@@ -9,12 +9,17 @@ GPUQUOTE_EMBEDDED=1.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from stdnum import bic, iban
+from stdnum.fr import siren, siret, tva
 
 from engine.serving import Verdict
 from engine.workload import Precision
@@ -245,6 +250,7 @@ WIZARD_RATE = env_str("WIZARD_RATE", "60/m")  # wizard step posts
 QUOTE_REQUEST_RATE = env_str("QUOTE_REQUEST_RATE", "10/h")  # quote requests on a result
 CHECKLIST_PDF_RATE = env_str("CHECKLIST_PDF_RATE", "30/m")  # checklist PDF downloads
 CHECKLIST_PDF_CACHE_SECONDS = env_int("CHECKLIST_PDF_CACHE_SECONDS", 7 * 24 * 60 * 60)
+QUOTE_PDF_RATE = env_str("QUOTE_PDF_RATE", "30/m")  # quote PDFs from the customer's link
 
 # Content-Security-Policy (django-csp) on every response: scripts, styles, fonts and fetches from
 # the site's own files only, never inline; images also as data: URLs; no plugins, no framing,
@@ -307,6 +313,50 @@ PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_MAX_SEC
 QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT = env_str("QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT", "10")
 QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
+QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
+
+# The seller's legal details, printed on every quote: name, address, SIREN/SIRET and VAT number
+# (French commercial law), and the bank account the customer pays by transfer. Without
+# SELLER_NAME the embedded defaults below describe a demo company, SAMPLE DATA that the quote
+# PDF marks as such; production refuses to start without the real ones (prod.py). Every number
+# is checked here with python-stdnum, in every profile, so a typo stops the start, not a quote.
+_SELLER_SAMPLE = {
+    "SELLER_NAME": "GPUQuote Demo SAS",
+    "SELLER_ADDRESS": "1 rue de l'Exemple, 75001 Paris, France",
+    "SELLER_SIREN": "999999998",
+    "SELLER_SIRET": "99999999800019",
+    "SELLER_VAT_NUMBER": "FR11999999998",
+    "SELLER_IBAN": "FR7699999000010000000000115",
+    "SELLER_BIC": "GPUQFRPPXXX",
+}
+SELLER_IS_SAMPLE = not env_str("SELLER_NAME", "").strip()
+
+
+def _seller(name: str) -> str:
+    value = env_str(name, "").strip()
+    return value or (_SELLER_SAMPLE[name] if SELLER_IS_SAMPLE else "")
+
+
+def _seller_number(name: str, what: str, is_valid: Callable[[str], bool]) -> str:
+    """The variable's value without spaces, dots or dashes, upper case; ImproperlyConfigured
+    naming it when python-stdnum finds the number malformed or its check digits wrong."""
+    value = _seller(name)
+    if value and not is_valid(value):
+        raise ImproperlyConfigured(f"{name} is not a valid {what}: {value!r}")
+    return re.sub(r"[\s.-]", "", value).upper()
+
+
+SELLER_NAME = _seller("SELLER_NAME")
+SELLER_ADDRESS = _seller("SELLER_ADDRESS")
+SELLER_SIREN = _seller_number("SELLER_SIREN", "SIREN (9 digits)", siren.is_valid)
+SELLER_SIRET = _seller_number("SELLER_SIRET", "SIRET (14 digits)", siret.is_valid)
+SELLER_VAT_NUMBER = _seller_number("SELLER_VAT_NUMBER", "French VAT number", tva.is_valid)
+SELLER_IBAN = _seller_number("SELLER_IBAN", "IBAN", iban.is_valid)
+SELLER_BIC = _seller_number("SELLER_BIC", "BIC (8 or 11 characters)", bic.is_valid)
+if SELLER_SIRET and SELLER_SIREN and not SELLER_SIRET.startswith(SELLER_SIREN):
+    raise ImproperlyConfigured("SELLER_SIRET is not an establishment of SELLER_SIREN")
+if SELLER_VAT_NUMBER and SELLER_SIREN and not SELLER_VAT_NUMBER.endswith(SELLER_SIREN):
+    raise ImproperlyConfigured("SELLER_VAT_NUMBER is not the VAT number of SELLER_SIREN")
 
 # Every periodic task, in one list (django_celery_beat copies it into its database schedule).
 CELERY_BEAT_SCHEDULE = {

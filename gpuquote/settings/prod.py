@@ -2,17 +2,22 @@
 
 The default profile (DJANGO_SETTINGS_MODULE and DEBUG unset; the Procfile names it). It refuses
 to start without a strong SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL, naming each one
-missing, before anything else is read or created. GPUQUOTE_EMBEDDED=1 is production on one
-machine: SQLite in var/, Celery eager, local-memory cache, still a SECRET_KEY and ALLOWED_HOSTS.
+missing, before anything else is read or created; then without the seller's legal details that
+every quote prints (base.py checks their numbers; its demo company is for development only).
+GPUQUOTE_EMBEDDED=1 is production on one machine: SQLite in var/, Celery eager, local-memory
+cache, still a SECRET_KEY, ALLOWED_HOSTS and the seller's details.
 """
 
 import os
+
+from django.core.exceptions import ImproperlyConfigured
 
 from gpuquote.env import DEVELOPMENT_SECRET_KEY as _DEVELOPMENT_KEY
 from gpuquote.env import (
     env_bool,
     env_int,
     env_list,
+    env_str,
     require_production_environment,
 )
 
@@ -20,6 +25,22 @@ require_production_environment(
     embedded=env_bool("GPUQUOTE_EMBEDDED", default=False),
     development_key=_DEVELOPMENT_KEY,
 )
+
+# Printed on every quote; base.py would otherwise fill in its demo company (sample data).
+SELLER_REQUIRED = (
+    "SELLER_NAME",
+    "SELLER_ADDRESS",
+    "SELLER_SIREN",
+    "SELLER_VAT_NUMBER",
+    "SELLER_IBAN",  # the BIC is optional: an IBAN is enough for a SEPA transfer
+)
+_seller_missing = [name for name in SELLER_REQUIRED if not (env_str(name) or "").strip()]
+if _seller_missing:
+    raise ImproperlyConfigured(
+        "Production settings (DEBUG is off) lack the seller's legal details printed on quotes: "
+        + "; ".join(f"{name} is not set" for name in _seller_missing)
+        + ". Set them (README, Settings)."
+    )
 
 from gpuquote.settings.base import *  # noqa: E402, F403  (a settings profile: every name)
 from gpuquote.settings.base import STORAGES  # noqa: E402

@@ -13,6 +13,7 @@ from django.db.models.functions import Cast
 from django.db.models.lookups import Regex
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django_countries import countries
 from django_countries.fields import Country, CountryField
 
 from engine.assumptions import (
@@ -21,7 +22,7 @@ from engine.assumptions import (
     assumption_validate,
     is_money,
 )
-from gpuquote.core.countries import COUNTRY_MESSAGE
+from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     REGION_CHOICES,
     language_choices,
@@ -158,6 +159,12 @@ class QuoteRequest(models.Model):
         help_text=_("ISO 3166-1 alpha-2 code."),
         error_messages={"invalid_choice": COUNTRY_MESSAGE},
     )
+    vat_number = models.CharField(
+        _("VAT number"),
+        max_length=20,
+        blank=True,
+        help_text=_("Optional; carried into the quote, where it decides the reverse charge."),
+    )
     consent = models.BooleanField(_("consent to be contacted"))
     message = models.TextField(_("message"), blank=True, max_length=4000)
     status = models.CharField(
@@ -167,6 +174,9 @@ class QuoteRequest(models.Model):
         default=QuoteRequestStatus.NEW,
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # Set once the sales team was e-mailed about the request: a retried task sees it, sends
+    # nothing (``quotes.sales.services.notify.quote_request_notify``).
+    staff_notified_at = models.DateTimeField(_("sales team notified at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -196,3 +206,9 @@ class QuoteRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.company} ({self.name}, {self.country})"
+
+    def clean(self) -> None:
+        """The quote's own rule (``Quote.clean``): a member state's number must be one of that
+        state, stored normalised, so the quote made from the request gets the reverse charge."""
+        if self.country.code in countries:
+            self.vat_number = vat_number_clean(self.vat_number, self.country.code)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext
+from stdnum import iban
+from stdnum.fr import siren, siret
 
 from engine.numbering import display_number
 from engine.pricing import QuoteTotals
@@ -49,6 +52,23 @@ def _chart(tco: dict[str, Any] | None, currency: str) -> str:
     )
 
 
+def seller_details() -> dict[str, Any]:
+    """The seller's legal details as a quote prints them (settings ``SELLER_*``, checked at
+    start-up), numbers grouped the way people read them; ``sample`` when they are the embedded
+    demo company's."""
+    return {
+        "name": settings.SELLER_NAME,
+        "address": settings.SELLER_ADDRESS,
+        "siren": siren.format(settings.SELLER_SIREN) if settings.SELLER_SIREN else "",
+        "siret": siret.format(settings.SELLER_SIRET) if settings.SELLER_SIRET else "",
+        "vat_number": settings.SELLER_VAT_NUMBER,
+        "iban": iban.format(settings.SELLER_IBAN) if settings.SELLER_IBAN else "",
+        "bic": settings.SELLER_BIC,
+        "sample": settings.SELLER_IS_SAMPLE,
+        "payment_days": settings.QUOTE_PAYMENT_TERMS_DAYS,
+    }
+
+
 def quote_document_context(
     *, quote: Quote, revision: QuoteRevision | None = None, totals: QuoteTotals | None = None
 ) -> dict[str, Any]:
@@ -81,6 +101,7 @@ def quote_document_context(
         ],
         "chart": _chart(tco, quote.currency),
         "managed_split": _managed_split(tco),
+        "seller": seller_details(),
     }
 
 

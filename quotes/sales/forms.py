@@ -7,14 +7,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from engine.builder import Environment, Tier
 from engine.model_registry import all_models
 from engine.pricing import MAX_CONTRACT_MONTHS
 from engine.workload import Task
-from gpuquote.core.countries import CountryFormField, vat_number_clean
+from gpuquote.core.countries import CountryFormField, VatNumberMatchesCountry
 from gpuquote.core.forms import (
     BoundedDecimalField,
     BoundedIntegerField,
@@ -52,7 +51,7 @@ class DashboardFilterForm(forms.Form):
     )
 
 
-class QuoteCreateForm(forms.Form):
+class QuoteCreateForm(VatNumberMatchesCountry, forms.Form):
     company = SingleLineField(label=_("Company"), max_length=160)
     contact_name = SingleLineField(label=_("Contact"), max_length=120)
     email = forms.EmailField(label=_("E-mail"))
@@ -70,16 +69,14 @@ class QuoteCreateForm(forms.Form):
         help_text=_("Quote currency per unit of the other currency, for catalog prices in it."),
     )
 
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        cleaned = self.cleaned_data
-        country, vat_number = cleaned.get("country"), cleaned.get("vat_number")
-        if country and vat_number:
-            try:
-                cleaned["vat_number"] = vat_number_clean(vat_number, country)
-            except ValidationError as error:
-                self.add_error(None, error)
-        return cleaned
+
+class CustomerForm(VatNumberMatchesCountry, forms.Form):
+    """What decides the VAT on a quote: where the customer is, its VAT number, and whether it is
+    a business. The number is checked against the country (the error names the field)."""
+
+    country = CountryFormField(label=_("Country"))
+    vat_number = SingleLineField(label=_("VAT number"), max_length=20, required=False)
+    is_business = forms.BooleanField(label=_("Business customer"), required=False)
 
 
 class PartLineForm(forms.Form):
@@ -146,7 +143,10 @@ class CustomerAnswerForm(forms.Form):
         widget=forms.RadioSelect,
     )
     reason = MultiLineField(
-        label=_("Comment (optional)"), required=False, max_length=2000, widget=forms.Textarea
+        label=_("Comment (optional)"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
 
 

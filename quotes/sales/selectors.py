@@ -7,10 +7,11 @@ lines with ``engine.pricing.price_quote``, the one place quote figures come from
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from catalog.selectors import catalog_snapshot_get
 from engine.advice import build_needs
@@ -18,8 +19,9 @@ from engine.configuration import BuildNeeds, Environment
 from engine.fabric import CLUSTER_ROLES
 from engine.hand_build import QuotedPart, ServerReview, server_review
 from engine.money import Money
-from engine.pricing import LineKind, QuoteTotals, Recurrence, price_quote
+from engine.pricing import LineKind, PricingError, QuoteTotals, Recurrence, price_quote
 from engine.pricing import QuoteLine as EngineLine
+from engine.workflow import QuoteStatus, Role, context_for
 from engine.workload import WorkloadError, workload_from_dict
 from quotes.models import (
     Quote,
@@ -80,6 +82,57 @@ def quote_status_counts() -> dict[str, int]:
 def quote_requests_new() -> QuerySet[QuoteRequest]:
     """Wizard quote requests nobody turned into a quote yet, newest first."""
     return QuoteRequest.objects.filter(status=QuoteRequestStatus.NEW).order_by("-created_at")
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalWaiting:
+    """A draft whose effective discount is over the threshold and not covered by an approval."""
+
+    quote: Quote
+    effective_discount_pct: Decimal
+    approved_discount_pct: Decimal | None
+
+
+def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
+    """The managers' approval queue, oldest change first: drafts with a discount (on the quote
+    or a line) whose figures need an approval no manager gave yet (the workflow's own rule,
+    ``engine.workflow``). Two queries: the drafts with a discount, and their lines."""
+    threshold = approval_threshold_pct()
+    lines = QuoteLine.objects.order_by("position", "id")
+    drafts = (
+        Quote.objects.filter(status=QuoteStatus.DRAFT)
+        .filter(
+            Q(current_revision__discount_pct__gt=0) | Q(current_revision__lines__discount_pct__gt=0)
+        )
+        .distinct()
+        .select_related("current_revision")
+        .prefetch_related(Prefetch("current_revision__lines", queryset=lines))
+        .order_by("updated_at", "id")
+    )
+    waiting = []
+    for quote in drafts:
+        revision = quote.revision
+        try:
+            totals = revision_totals_get(
+                quote=quote, revision=revision, lines=list(revision.lines.all())
+            )
+        except PricingError:
+            continue  # the quote page says what is wrong; nothing to approve until it prices
+        context = context_for(
+            totals,
+            role=Role.SALES_MANAGER,
+            today=today,
+            valid_until=revision.valid_until,
+            approval_threshold_pct=threshold,
+            approved_discount_pct=revision.approved_discount_pct,
+        )
+        if context.approval_pending:
+            waiting.append(
+                ApprovalWaiting(
+                    quote, totals.effective_discount_pct, revision.approved_discount_pct
+                )
+            )
+    return waiting
 
 
 def quote_get(*, pk: int) -> Quote:

@@ -6,7 +6,7 @@ Included from ``quotes/urls.py``, so names are ``wizard:staff:<name>``.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from quotes.sales import views
+from quotes.sales import public_views, views
 
 app_name = "staff"
 
@@ -34,5 +34,8 @@ urlpatterns = [
     path("staff/quotes/<int:pk>/proposal/", views.option_apply, name="option_apply"),
     path("staff/quotes/<int:pk>/action/", views.quote_action, name="action"),
     path("staff/quotes/<int:pk>/quote.pdf", views.quote_pdf, name="pdf"),
-    path("q/<slug:token>/", views.quote_public, name="public"),
+    path("staff/quotes/<int:pk>/customer/", views.customer_update, name="customer"),
+    path("staff/quotes/<int:pk>/approve/", views.quote_approve, name="approve"),
+    path("q/<slug:token>/", public_views.quote_public, name="public"),
+    path("q/<slug:token>/quote.pdf", public_views.quote_public_pdf, name="public_pdf"),
 ]

@@ -1,4 +1,4 @@
-"""The sales team's screens and the customer's private quote page.
+"""The sales team's screens (the customer's private quote page is in ``public_views``).
 
 Plain Django views: each validates a form, calls one service from ``quotes.sales.services`` and
 redirects (POST) or renders what a selector read (GET). Refusals from the services (the
@@ -34,7 +34,7 @@ from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_p
 from quotes.sales import services
 from quotes.sales.forms import (
     ActionForm,
-    CustomerAnswerForm,
+    CustomerForm,
     DashboardFilterForm,
     LineRemoveForm,
     LineUpdateForm,
@@ -46,17 +46,17 @@ from quotes.sales.forms import (
     WorkloadForm,
 )
 from quotes.sales.history import event_details, status_label
+from quotes.sales.request_summary import quote_requests_new_summaries
 from quotes.sales.selectors import (
     approval_threshold_pct,
-    quote_by_token_get,
     quote_events_get,
     quote_get,
     quote_list,
-    quote_requests_new,
     quote_revisions_get,
     quote_server_review_get,
     quote_status_counts,
     quote_workload_get,
+    quotes_awaiting_approval,
 )
 from quotes.sales.services import build as build_services
 
@@ -100,7 +100,7 @@ def _form_errors(request: HttpRequest, form: Any) -> None:
 
 @require_GET
 @sales_team
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: SalesRequest) -> HttpResponse:
     form = DashboardFilterForm(request.GET or None)
     filters: dict[str, Any] = {}
     if form.is_valid():
@@ -122,9 +122,34 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "page": page,
             "query": query.urlencode(),
             "counts": quote_status_counts(),
-            "requests": list(quote_requests_new()[:20]),
+            "requests": quote_requests_new_summaries(limit=20),
+            # The approval queue, for those who may approve: the sales managers (the group
+            # setup_roles gives quotes.approve_discount) and the admin. The role, not has_perm:
+            # the workflow authorises approving by role, and a rep's page costs no query more.
+            "approvals": (
+                quotes_awaiting_approval(today=timezone.localdate())
+                if request.sales_role == Role.SALES_MANAGER
+                else None
+            ),
+            "threshold": approval_threshold_pct(),
         },
     )
+
+
+@require_POST
+@sales_team
+def quote_approve(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve from the dashboard's queue; back to the queue, saying which quote."""
+    quote = _quote_or_404(pk)
+    try:
+        services.quote_discount_approve(user=request.user, quote=quote)
+    except ValidationError as error:
+        _error_messages(request, error)
+    else:
+        messages.success(
+            request, gettext("Discount of quote %(number)s approved.") % {"number": quote.number}
+        )
+    return redirect("wizard:staff:dashboard")
 
 
 # --- Creating -----------------------------------------------------------------------------------
@@ -226,6 +251,14 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             },
         ),
         "editable": quote.status != "accepted",
+        "customer_form": CustomerForm(
+            auto_id="customer_%s",
+            initial={
+                "country": quote.country.code,
+                "vat_number": quote.vat_number,
+                "is_business": quote.is_business,
+            },
+        ),
         **_workload_context(quote),
         "managed": _managed_context(quote),
         "answer": answer_context((quote.snapshot or {}).get("recommendation")),
@@ -383,6 +416,18 @@ def terms_update(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @sales_team
+def customer_update(request: HttpRequest, pk: int) -> HttpResponse:
+    """The customer's country, VAT number and status (they decide the VAT), on a draft."""
+    return _post(
+        request,
+        pk,
+        CustomerForm,
+        lambda quote, data: services.quote_customer_update(user=request.user, quote=quote, **data),
+    )
+
+
+@require_POST
+@sales_team
 def workload_set(request: HttpRequest, pk: int) -> HttpResponse:
     return _post(
         request,
@@ -466,58 +511,3 @@ def quote_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     filename = quote_pdf_filename(quote=quote, revision=revision)
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
     return response
-
-
-# --- The customer's private link ----------------------------------------------------------------
-
-
-def _private(response: HttpResponse) -> HttpResponse:
-    response["X-Robots-Tag"] = "noindex, nofollow"
-    response["Referrer-Policy"] = "same-origin"
-    response["Cache-Control"] = "private, no-store"
-    return response
-
-
-@require_http_methods(["GET", "POST"])
-def quote_public(request: HttpRequest, token: str) -> HttpResponse:
-    """The latest revision, and the accept / decline form while the quote is open."""
-    try:
-        quote = quote_by_token_get(token=token)
-    except Quote.DoesNotExist:
-        raise Http404 from None
-    form = CustomerAnswerForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.quote_customer_answer(
-                token=token,
-                accept=form.cleaned_data["decision"] == "accept",
-                name=form.cleaned_data["name"],
-                reason=form.cleaned_data["reason"],
-            )
-        except ValidationError as error:
-            form.add_error(None, error)
-        else:
-            return _private(redirect("wizard:staff:public", token=token))
-    revision = quote.revision
-    context = quote_document_context(quote=quote, revision=revision)
-    answer = quote.events.filter(kind="customer_answer").order_by("-created_at").first()
-    open_for_answer = quote.status == "sent" and timezone.localdate() <= revision.valid_until
-    context |= {
-        "form": form,
-        "answer": answer,
-        "open_for_answer": open_for_answer,
-        "closed": None if open_for_answer else _closed_because(quote, revision.valid_until),
-        "refused": request.method == "POST",
-    }
-    return _private(render(request, "quotes/public_quote.html", context))
-
-
-def _closed_because(quote: Quote, valid_until: Any) -> dict[str, Any]:
-    """Why the customer may no longer answer: ``kind`` (accepted, declined, expired, other) and
-    ``on``, the date it happened (the answer's time, or the last day of validity)."""
-    if quote.status in ("accepted", "declined"):
-        event = quote.events.filter(to_status=quote.status).order_by("-created_at").first()
-        return {"kind": quote.status, "on": event.created_at if event else None}
-    if quote.status in ("sent", "expired"):
-        return {"kind": "expired", "on": valid_until}
-    return {"kind": "other", "on": None}

@@ -5,6 +5,9 @@ A result is computed at the end of the wizard from the validated answers by ``ad
 (``advice.store``). The result page and the checklist PDF read that stored object back and
 render it in the visitor's language, so a later catalog price or assumption change never alters
 a stored result (STYLE.md rule 5: snapshots).
+
+A new quote request is e-mailed to the sales team by a task queued through the outbox after the
+commit (``quotes.sales.services.notify.quote_request_notify``); a repeat queues nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from gpuquote.core.countries import country_code_normalize
+from gpuquote.core.outbox import outbox_job_enqueue
 from quotes.advice.compute import compute
 from quotes.advice.result import AdviceInputs
 from quotes.advice.store import result_to_json
 from quotes.models import QuoteRequest, WizardResult
+from quotes.sales.services.common import NOTIFY_QUOTE_REQUEST_TASK
 
 
 def wizard_result_create(
@@ -40,10 +45,13 @@ def quote_request_create(
     country: str,
     consent: bool,
     message: str = "",
+    vat_number: str = "",
 ) -> tuple[QuoteRequest, bool]:
-    """A quote request on a stored result, for the sales team (listed in the admin), and whether
-    it is new: a repeat from the same e-mail address (in any case) returns the recorded one
-    unchanged (the constraint ``quotes_quoterequest_one_per_result_email`` guards races)."""
+    """A quote request on a stored result, for the sales team (their dashboard and an e-mail),
+    and whether it is new: a repeat from the same e-mail address (in any case) returns the
+    recorded one unchanged and e-mails nobody (the constraint
+    ``quotes_quoterequest_one_per_result_email`` guards races). A VAT number of an EU member
+    state is checked against ``country`` (``ValidationError`` on ``vat_number``)."""
     if not consent:
         raise ValidationError({"consent": ["Consent is required to send a quote request."]})
     email = email.strip().lower()
@@ -59,6 +67,7 @@ def quote_request_create(
         country=country_code_normalize(country),
         consent=consent,
         message=message.strip(),
+        vat_number=vat_number.strip(),
     )
     request.full_clean(exclude=["result"])  # the (result, e-mail) rule: the database's, below
     try:
@@ -69,4 +78,5 @@ def quote_request_create(
         if existing is None:
             raise
         return existing, False
+    outbox_job_enqueue(task=NOTIFY_QUOTE_REQUEST_TASK, args=[request.pk])
     return request, True

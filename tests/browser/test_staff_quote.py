@@ -120,9 +120,10 @@ def test_wizard_request_to_accepted_quote(new_page, shoot, django_user_model):
     customer = new_page("en")
     customer.goto(public_path)
     customer.fill("#id_name", "Ada Lovelace")
-    customer.check("input[name=decision][value=accept]")
+    accept = customer.locator("#accept-button")
+    assert "primary" in (accept.get_attribute("class") or "")
     with customer.expect_navigation():
-        customer.click(".quote-form button[type=submit]")
+        accept.click()
     confirmation = customer.locator("p.confirmation[role=status]")
     assert "Accepted by Ada Lovelace" in confirmation.inner_text()
     shoot(customer, "customer-quote-accepted")

@@ -9,6 +9,7 @@ and ``services.quote_send(...)``.
 from gpuquote.core.roles import MANAGER_GROUP, REP_GROUP, user_role
 from quotes.sales.services.common import (
     NOTIFY_QUOTE_ANSWER_TASK,
+    NOTIFY_QUOTE_REQUEST_TASK,
     SEND_QUOTE_EMAIL_TASK,
     LineInput,
     User,
@@ -27,7 +28,12 @@ from quotes.sales.services.lines import (
     quote_reprice,
     quote_terms_update,
 )
-from quotes.sales.services.notify import quote_answer_notify, quote_email_send, quote_public_url
+from quotes.sales.services.notify import (
+    quote_answer_notify,
+    quote_email_send,
+    quote_public_url,
+    quote_request_notify,
+)
 from quotes.sales.services.numbering import quote_sequence_next
 from quotes.sales.services.workflow import (
     quote_answer_record,
@@ -41,6 +47,7 @@ from quotes.sales.services.workflow import (
 __all__ = [
     "MANAGER_GROUP",
     "NOTIFY_QUOTE_ANSWER_TASK",
+    "NOTIFY_QUOTE_REQUEST_TASK",
     "REP_GROUP",
     "SEND_QUOTE_EMAIL_TASK",
     "LineInput",
@@ -61,6 +68,7 @@ __all__ = [
     "quote_line_update",
     "quote_public_url",
     "quote_reprice",
+    "quote_request_notify",
     "quote_send",
     "quote_sequence_next",
     "quote_terms_update",

@@ -59,6 +59,7 @@ User = AbstractBaseUser | AnonymousUser
 # this package: naming them keeps the import one way).
 SEND_QUOTE_EMAIL_TASK = "quotes.send_quote_email"
 NOTIFY_QUOTE_ANSWER_TASK = "quotes.notify_quote_answer"
+NOTIFY_QUOTE_REQUEST_TASK = "quotes.notify_quote_request"  # queued by the wizard's services
 
 
 def refused(error: TransitionError | PricingError) -> ValidationError:

@@ -13,11 +13,9 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from engine.advice import tco_configuration
 from engine.builder import Option
 from engine.codec import encode
 from engine.numbering import quote_number
-from engine.tco import TermFee
 from engine.workflow import (
     validity_end,
 )
@@ -33,7 +31,6 @@ from quotes.advice.presenters import (
     tco_to_dict,
 )
 from quotes.advice.result import AdviceResult
-from quotes.advice.selectors import managed_offer_get
 from quotes.advice.store import result_from_json
 from quotes.models import (
     LineKindChoices,
@@ -47,6 +44,7 @@ from quotes.models import (
     RecurrenceChoices,
     WizardResult,
 )
+from quotes.sales.request_summary import managed_contract
 from quotes.sales.services.common import LineInput, event_record, lines_create
 from quotes.sales.services.numbering import quote_sequence_next
 
@@ -182,22 +180,6 @@ def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[
     return lines
 
 
-def managed_contract(advice: AdviceResult, option: Option) -> TermFee:
-    """The host's fee for ``option`` over the contract the customer's horizon signs, as the
-    result computed it (computed again only for a result stored before the host's price model,
-    with the same assumptions)."""
-    inputs = advice.inputs
-    offer = advice.managed_offers.get(option.tier)
-    if offer is None:
-        offer = managed_offer_get(
-            configuration=tco_configuration(option),
-            region=inputs.region,
-            currency=inputs.currency,
-            overrides={name: Decimal(value) for name, value in inputs.overrides.items()},
-        )
-    return offer.term(inputs.horizon_years * 12)
-
-
 def _contract_months(advice: AdviceResult, option: Option) -> int:
     """How long the quote's monthly lines run: the managed contract's term, else the horizon."""
     horizon = max(1, min(120, advice.inputs.horizon_years * 12))
@@ -281,6 +263,7 @@ def quote_create_from_request(
             "contact_name": locked.name,
             "email": locked.email,
             "country": locked.country.code,
+            "vat_number": locked.vat_number,  # decides the reverse charge
             "is_business": True,
         },
         origin=QuoteOrigin.WIZARD,

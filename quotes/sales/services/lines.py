@@ -224,12 +224,17 @@ def quote_reprice(*, user: Any, quote: Quote, today: dt.date | None = None) -> Q
 
 
 @transaction.atomic
-def quote_customer_update(*, user: Any, quote: Quote, **fields: Any) -> Quote:
-    """Customer details (they decide the VAT): only while the quote is a draft."""
+def quote_customer_update(
+    *, user: Any, quote: Quote, today: dt.date | None = None, **fields: Any
+) -> Quote:
+    """Customer details (they decide the VAT). A sent, declined or expired quote gets its next
+    revision first, as for any edit: the document the customer received keeps its figures
+    (``sent_totals``); an accepted quote is final."""
     quote = quote_lock(quote)
     user_role(user)
     if quote.status != QuoteStatus.DRAFT:
-        raise ValidationError(gettext("Revise the quote before changing the customer."))
+        reason = gettext("customer changed")
+        revision_editable(quote, user=user, today=today or timezone.localdate(), reason=reason)
     allowed = {"company", "contact_name", "email", "country", "vat_number", "is_business"}
     allowed |= {"language", "exchange_rate"}
     for name, value in fields.items():

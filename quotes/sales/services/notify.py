@@ -1,5 +1,6 @@
-"""E-mail: the sent quote to the customer, the customer's answer to the sales team. Each
-message goes out once: an event records it and a retried task finds it."""
+"""E-mail: the sent quote to the customer, the customer's answer and each new quote request to
+the sales team. Each message goes out once: an event (a flag, for a request, which has no quote
+yet) records it and a retried task finds it."""
 
 from __future__ import annotations
 
@@ -7,15 +8,18 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.urls import reverse
+from django.utils import timezone, translation
 
 from gpuquote.core.text import single_line
 from quotes.models import (
     Quote,
     QuoteEvent,
     QuoteEventKind,
+    QuoteRequest,
     QuoteRevision,
 )
+from quotes.sales.request_summary import quote_request_summary_get
 from quotes.sales.services.common import event_record
 
 
@@ -85,6 +89,37 @@ def quote_answer_notify(*, event_id: int) -> bool:
             revision=event.revision,
             data={"answer_event": event.pk, "to": settings.SALES_NOTIFICATION_EMAIL},
         )
+    return True
+
+
+def quote_request_notify(*, request_id: int) -> bool:
+    """E-mail the sales team (``SALES_NOTIFICATION_EMAIL``) about a new quote request: who asks,
+    the configuration and amount of their result, and the link to the dashboard. Once: the
+    request's row is locked and ``staff_notified_at`` set in the same transaction, so a retried
+    or duplicated task sends nothing. Returns whether a message went out."""
+    with transaction.atomic():
+        request = (
+            QuoteRequest.objects.select_for_update(of=("self",))
+            .select_related("result")
+            .filter(pk=request_id)
+            .first()
+        )
+        if request is None or request.staff_notified_at is not None:
+            return False
+        link = settings.SITE_URL.rstrip("/") + reverse("wizard:staff:dashboard")
+        context = {
+            "request": request,
+            "summary": quote_request_summary_get(quote_request=request),
+            "link": f"{link}#request-{request.pk}",
+        }
+        # One line whatever a stored name holds: a line break would be a BadHeaderError.
+        subject = single_line(render_to_string("email/request_subject.txt", context))
+        body = render_to_string("email/request_notification.txt", context)
+        message = EmailMessage(subject=subject, body=body, to=[settings.SALES_NOTIFICATION_EMAIL])
+        message.reply_to = [request.email]
+        message.send()
+        request.staff_notified_at = timezone.now()
+        request.save(update_fields=["staff_notified_at"])
     return True
 
 

@@ -50,7 +50,7 @@ def test_the_staff_quote_page_shows_readable_history_and_statuses(client, rep):
 
     html = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
 
-    history = html[html.index('class="history stack"') :]
+    history = html[html.index('class="history stack doc-table"') :]
     assert f"{status_label('draft')} → {status_label('sent')}" in history
     assert "=[" not in history
     assert "={" not in history

@@ -1,0 +1,115 @@
+"""The customer's private quote link, /q/<token>/: the quote as sent, its PDF, and the answer.
+
+The token (256 bits) is the only key: whoever holds the link reads the quote, downloads its PDF
+and answers it, as the e-mail that carried it meant. Responses are private (never indexed nor
+cached by shared caches).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone, translation
+from django.views.decorators.http import require_GET, require_http_methods
+
+from engine.workflow import QuoteStatus
+from gpuquote.core.ratelimit import rate_limited
+from quotes.models import Quote, QuoteEventKind, QuoteRevision
+from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
+from quotes.sales import services
+from quotes.sales.forms import CustomerAnswerForm
+from quotes.sales.selectors import quote_by_token_get
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "same-origin"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def _quote_or_404(token: str) -> Quote:
+    try:
+        return quote_by_token_get(token=token)
+    except Quote.DoesNotExist:
+        raise Http404 from None
+
+
+def _sent_revision(quote: Quote) -> QuoteRevision | None:
+    """The current revision when it went to the customer; None for a draft (a first draft, or
+    the next revision the sales team is preparing): that one is not theirs to download yet."""
+    revision = quote.revision
+    return revision if revision.sent_at is not None else None
+
+
+@require_http_methods(["GET", "POST"])
+def quote_public(request: HttpRequest, token: str) -> HttpResponse:
+    """The latest revision, its PDF, and the accept / decline buttons while the quote is open."""
+    quote = _quote_or_404(token)
+    form = CustomerAnswerForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.quote_customer_answer(
+                token=token,
+                accept=form.cleaned_data["decision"] == "accept",
+                name=form.cleaned_data["name"],
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+            quote = _quote_or_404(token)  # the refusal may come from a change since the GET
+        else:
+            return _private(redirect("wizard:staff:public", token=token))
+    revision = quote.revision
+    context = quote_document_context(quote=quote, revision=revision)
+    answer = (
+        quote.events.filter(kind=QuoteEventKind.CUSTOMER_ANSWER).order_by("-created_at").first()
+    )
+    open_for_answer = (
+        quote.status == QuoteStatus.SENT and timezone.localdate() <= revision.valid_until
+    )
+    context |= {
+        "form": form,
+        "answer": answer,
+        "open_for_answer": open_for_answer,
+        "closed": None if open_for_answer else _closed_because(quote, revision.valid_until),
+        "refused": request.method == "POST",
+        "pdf_available": _sent_revision(quote) is not None,
+    }
+    return _private(render(request, "quotes/public_quote.html", context))
+
+
+@require_GET
+@rate_limited(group="quote_pdf", rate_setting="QUOTE_PDF_RATE", methods=["GET", "HEAD"])
+def quote_public_pdf(request: HttpRequest, token: str) -> HttpResponse:
+    """The PDF of the revision the customer was sent (the e-mail's attachment), in the quote's
+    language; 404 while the current revision is a draft."""
+    quote = _quote_or_404(token)
+    revision = _sent_revision(quote)
+    if revision is None:
+        raise Http404
+    with translation.override(quote.language):
+        document = quote_pdf_render(quote=quote, revision=revision)
+    response = HttpResponse(document, content_type="application/pdf")
+    filename = quote_pdf_filename(quote=quote, revision=revision)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return _private(response)
+
+
+def _closed_because(quote: Quote, valid_until: dt.date) -> dict[str, Any]:
+    """Why the customer may not answer now: ``kind`` (accepted, declined, expired, revising,
+    other) and ``on``, the date it happened (the answer's time, or the last day of validity)."""
+    if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED):
+        event = quote.events.filter(to_status=quote.status).order_by("-created_at").first()
+        return {"kind": quote.status, "on": event.created_at if event else None}
+    if quote.status in (QuoteStatus.SENT, QuoteStatus.EXPIRED):
+        return {"kind": "expired", "on": valid_until}
+    if quote.status == QuoteStatus.DRAFT:
+        # The link goes out with the first sending only: a draft behind it is the sales team
+        # preparing the next revision (the sent one was taken back).
+        return {"kind": "revising", "on": None}
+    return {"kind": "other", "on": None}
