@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from . import rules
 from .builder import BuildNeeds, BuildResult, Environment, GpuFit, Option, build_options
+from .configuration import GpuPreference
 from .money import Money
 from .parts import CatalogSnapshot, GpuSpec
 from .sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
@@ -78,13 +79,23 @@ def build_needs(
     budget: Money | None = None,
     growth_gpus: int = 0,
     always_on: bool = False,
+    preference: GpuPreference | None = None,
 ) -> tuple[Sizing, BuildNeeds]:
     """What the builder needs for the workload. ``always_on``: the service must stay up around
-    the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``)."""
+    the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``).
+    ``preference``: the customer's own GPU model and count (the result page's re-pricing)."""
     base = size(workload)
     fits: dict[tuple, GpuFit | None] = {}
 
     def gpus_for(gpu: GpuSpec) -> GpuFit | None:
+        if preference is not None and preference.sku and gpu.sku != preference.sku:
+            return None
+        fit = job_fit(gpu)
+        if fit is None or preference is None:
+            return fit
+        return preference.applied_to(fit)
+
+    def job_fit(gpu: GpuSpec) -> GpuFit | None:
         # A GPU that cannot run the job's number format gets no fit, whatever its memory.
         if not rules.runs_precision(gpu.architecture, workload.precision):
             return None
@@ -142,6 +153,7 @@ def advise(
     budget: Money | None = None,
     growth_gpus: int = 0,
     always_on: bool = False,
+    preference: GpuPreference | None = None,
 ) -> Advice:
     base, needs = build_needs(
         workload,
@@ -150,6 +162,7 @@ def advise(
         budget=budget,
         growth_gpus=growth_gpus,
         always_on=always_on,
+        preference=preference,
     )
     return Advice(sizing=base, build=build_options(needs, catalog))
 

@@ -5,6 +5,7 @@ See ``builder.py`` for how options are chosen.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,29 @@ class GpuFit:
     def __post_init__(self) -> None:
         if self.gpus < 1 or self.memory_per_gpu_gb < 0 or self.replica_gpus < 1:
             raise ValueError("GpuFit needs gpus >= 1, replica_gpus >= 1, memory_per_gpu_gb >= 0")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPreference:
+    """The customer's own choice: only this GPU model (``sku``, "" for any) and at least
+    ``count`` GPUs in all (0: what the job needs). A count below the job's need is not taken:
+    the job would not fit."""
+
+    sku: str = ""
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        if self.count < 0:
+            raise ValueError("GpuPreference.count cannot be negative")
+
+    def applied_to(self, fit: GpuFit) -> GpuFit:
+        """``fit`` with the asked count, rounded up to whole model copies (a copy split over
+        GPUs only runs whole). The per-GPU need stays the one at the job's own count: more GPUs
+        never need more memory each, so the memory rules stay on the safe side."""
+        if self.count <= fit.gpus:
+            return fit
+        copies = -(-self.count // fit.replica_gpus)
+        return dataclasses.replace(fit, gpus=copies * fit.replica_gpus)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from catalog.selectors import catalog_snapshot_get, price_ages_get
 from engine.advice import sized_on, tco_configuration
 from engine.assumptions import Assumptions
 from engine.builder import Environment, Option, Tier
+from engine.configuration import GpuPreference
 from engine.model_registry import get_model
 from engine.money import Money
 from engine.parts import GpuClass, GpuSpec
@@ -23,7 +24,14 @@ from engine.serving import options_performance
 from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.inputs import Uptime
-from quotes.advice.result import AdviceInputs, AdviceResult, GpuChoice, ModelSummary, PriceAge
+from quotes.advice.result import (
+    AdviceInputs,
+    AdviceResult,
+    GpuChoice,
+    ModelSummary,
+    PriceAge,
+    Rental,
+)
 from quotes.advice.selectors import (
     advice_get,
     assumptions_get,
@@ -61,6 +69,12 @@ def _choice(gpu: GpuSpec, count: int) -> GpuChoice:
     return GpuChoice(sku=gpu.sku, name=gpu.name, count=count, memory_gb=gpu.memory_gb)
 
 
+def _preference(inputs: AdviceInputs) -> GpuPreference | None:
+    if not inputs.gpu_sku and not inputs.gpu_count:
+        return None
+    return GpuPreference(sku=inputs.gpu_sku, count=inputs.gpu_count)
+
+
 def compute(inputs: AdviceInputs) -> AdviceResult:
     """Raises the engine's ``WorkloadError`` / ``AssumptionError`` / ``TcoInputError``."""
     workload = workload_from_dict(inputs.workload)
@@ -72,6 +86,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         budget=None if inputs.budget is None else Money(inputs.budget, currency),
         growth_gpus=inputs.growth_gpus,
         always_on=inputs.uptime == Uptime.ALWAYS_ON,
+        preference=_preference(inputs),
     )
     chosen = _chosen(advice.build.options)
     tco = None
@@ -107,6 +122,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     workstation = _workstation_gpu(gpus)
     defaults = assumptions_get(region=inputs.region, currency=currency)
     managed = _managed_offers(advice.build.options, chosen, tco, defaults, inputs)
+    rental = None
+    if chosen is None and advice.build.budget_needed is not None:
+        rental = _rental(workload, inputs, defaults)
     job = None
     hours = None if on_recommended is None else on_recommended.training_hours
     if chosen is not None and priced is not None and hours:
@@ -133,6 +151,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         performance=options_performance(workload, advice.build.options, gpus),
         managed_offers=MappingProxyType(managed),
         job=job,
+        rental=rental,
     )
 
 
@@ -145,11 +164,7 @@ def _managed_offers(
 ) -> dict[Tier, ManagedOffer]:
     """The host's price of each option's servers: the chosen option's is the one its TCO
     billed; the others' come from the same regional assumptions and the customer's overrides."""
-    given = (
-        defaults.with_overrides(**{name: Decimal(v) for name, v in inputs.overrides.items()})
-        if inputs.overrides
-        else defaults
-    )
+    given = _with_overrides(defaults, inputs)
     offers = {}
     for option in options:
         if option is chosen and tco is not None and tco.managed_offer is not None:
@@ -160,3 +175,31 @@ def _managed_offers(
             configuration, given.for_gpu_model(configuration.gpu_model)
         )
     return offers
+
+
+def _with_overrides(defaults: Assumptions, inputs: AdviceInputs) -> Assumptions:
+    if not inputs.overrides:
+        return defaults
+    return defaults.with_overrides(**{name: Decimal(v) for name, v in inputs.overrides.items()})
+
+
+def _rental(workload: Workload, inputs: AdviceInputs, defaults: Assumptions) -> Rental | None:
+    """The budget is below every sound configuration: the cheapest of them, built without the
+    budget, rented from the host instead of bought (no purchase to fund)."""
+    unbounded = advice_get(
+        workload=workload,
+        environment=Environment(inputs.environment),
+        currency=inputs.currency,
+        growth_gpus=inputs.growth_gpus,
+        always_on=inputs.uptime == Uptime.ALWAYS_ON,
+        preference=_preference(inputs),
+    )
+    if not unbounded.build.options:
+        return None
+    cheapest = min(unbounded.build.options, key=lambda option: option.totals.price.amount)
+    configuration = tco_configuration(cheapest)
+    offer = managed_offer(
+        configuration, _with_overrides(defaults, inputs).for_gpu_model(configuration.gpu_model)
+    )
+    gpu = next(line.name for line in cheapest.parts if line.kind == "gpu")
+    return Rental(servers=cheapest.servers, gpus=cheapest.totals.gpus, gpu_name=gpu, offer=offer)

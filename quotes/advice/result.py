@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
+from engine.money import Money
 from engine.recommendation import Recommendation, recommend
 from engine.serving import Performance
 from engine.sizing import Sizing
@@ -39,6 +40,10 @@ class AdviceInputs:
     utilization: Decimal
     budget: Decimal | None
     overrides: Mapping[str, str]  # assumption name -> decimal string
+    # The customer's own GPU model (catalog SKU, "" for the builder's choice) and least count
+    # (0: the job's need), set when re-pricing on the result page (engine GpuPreference).
+    gpu_sku: str = ""
+    gpu_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,21 @@ class PriceAge:
 
 
 @dataclass(frozen=True, slots=True)
+class Rental:
+    """The cheapest sound configuration, rented in managed hosting: no purchase to fund."""
+
+    servers: int
+    gpus: int
+    gpu_name: str
+    offer: ManagedOffer  # one server
+
+    def monthly(self, months: int) -> Money:
+        """All servers, per month, on a contract of ``months`` (0: no commitment)."""
+        fee = self.offer.term(months).monthly
+        return Money(fee.amount * self.servers, fee.currency)
+
+
+@dataclass(frozen=True, slots=True)
 class AdviceResult:
     inputs: AdviceInputs
     model: ModelSummary
@@ -91,6 +111,9 @@ class AdviceResult:
     # A training or fine-tuning run on the chosen option, rented or bought (None: a service,
     # or a result stored before job costs)
     job: JobCost | None = None
+    # A budget below every sound configuration: renting the cheapest of them from the host
+    # instead (None otherwise, and in results stored before it was offered).
+    rental: Rental | None = None
 
     @property
     def chosen(self) -> Option | None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import cast
+
+from django.core.cache import cache
 
 from catalog.selectors import catalog_snapshot_get, cloud_price_current_get
 from engine.advice import Advice, advise
 from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from engine.builder import Environment
+from engine.configuration import GpuPreference
 from engine.money import Money
 from engine.parts import GpuSpec
 from engine.tco import (
@@ -46,6 +50,31 @@ def assumptions_get(*, region: str, currency: str, gpu_model: str | None = None)
     return region_defaults(region, currency, gpu_model=gpu_model, edited=edited)
 
 
+def catalog_gpus_get(*, currency: str) -> tuple[GpuSpec, ...]:
+    """The GPU models of the current catalog, priced in ``currency`` (price None: not for sale)."""
+    return catalog_snapshot_get(currency=currency).gpus
+
+
+# How long the result page's list of GPU models may lag the catalog: a model removed since is
+# refused, named, when the form is posted (validated against the catalog itself).
+GPU_CHOICES_CACHE_SECONDS = 300
+
+
+def catalog_gpu_choices_get(*, currency: str) -> list[tuple[str, str]]:
+    """(SKU, name) of the GPU models for sale, for the result page's re-pricing form; from the
+    shared cache, so that a stored result's page costs no catalog query."""
+
+    def build() -> list[tuple[str, str]]:
+        gpus = catalog_snapshot_get(currency=currency).gpus
+        return sorted(
+            ((gpu.sku, gpu.name) for gpu in gpus if gpu.price is not None),
+            key=lambda choice: choice[1],
+        )
+
+    key = f"catalog-gpu-choices:v1:{currency}"
+    return cast(list[tuple[str, str]], cache.get_or_set(key, build, GPU_CHOICES_CACHE_SECONDS))
+
+
 def catalog_gpu_get(*, sku: str) -> GpuSpec | None:
     """An offered GPU by SKU, with its current EUR price (sizing needs only its specifications)."""
     return next((g for g in catalog_snapshot_get(currency="EUR").gpus if g.sku == sku), None)
@@ -59,6 +88,7 @@ def advice_get(
     budget: Money | None = None,
     growth_gpus: int = 0,
     always_on: bool = False,
+    preference: GpuPreference | None = None,
 ) -> Advice:
     """Sizing and the builder's options for a workload, against the current catalog;
     ``always_on``: the service runs around the clock (N+1 in production)."""
@@ -69,6 +99,7 @@ def advice_get(
         budget=budget,
         growth_gpus=growth_gpus,
         always_on=always_on,
+        preference=preference,
     )
 
 

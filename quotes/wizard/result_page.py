@@ -37,6 +37,12 @@ from quotes.wizard.forms import (
     REGION_NAMES,
     STEP_FORMS,
 )
+from quotes.wizard.result_choices import (
+    differences,
+    preference_view,
+    rental_view,
+    shared_performance,
+)
 
 TIER_LABELS = TIER_NAMES
 TIER_HELP = {
@@ -465,6 +471,11 @@ def result_context(
         option["performance"] = _performance_view(advice, option["tier"])
         option["managed"] = _managed_fee_view(advice, option, horizon_months)
     chosen = next((option for option in options if option["chosen"]), None)
+    recommendation = advice.recommendation
+    for option in options:
+        option["recommended"] = recommendation is not None and option["tier"] == str(
+            recommendation.tier
+        )
     tco = None if texts["tco"] is None else _tco_view(texts["tco"], currency)
     if tco is not None and advice.job is not None:
         tco["job"] = _job_view(advice.job)
@@ -491,15 +502,17 @@ def result_context(
         "data": advice,
         "currency": currency,
         "summary": _summary(advice),
-        "answer": answer_context(
-            recommendation_to_dict(advice.recommendation, render=localized_text)
-        ),
+        "answer": answer_context(recommendation_to_dict(recommendation, render=localized_text)),
         "private_url": request.build_absolute_uri(url) if request is not None else url,
         "sizing": sizing,
         "memory_rows": _memory_rows(sizing["memory_gb"]),
         "explanations": sizing["explanations"],
         "explanation": explanations,
         "options": options,
+        "differs": differences(options),
+        "shared_performance": shared_performance(options),
+        "preference": preference_view(advice),
+        "rental": rental_view(advice),
         "chosen": chosen,
         "unmet": build["unmet"],
         "budget_needed": build["budget_needed"],

@@ -64,6 +64,7 @@ def test_the_managed_fee_is_the_same_from_the_result_page_to_the_quote_pdf(
     option_sub = _same(page.locator(f".option[data-tier='{chosen.tier}'] .option-sub").inner_text())
     assert fee_text in option_sub
     assert "36-month contract" in option_sub
+    page.locator("details.managed-offer > summary").click()  # closed by default (issue 16)
     signed = page.locator("#managed-offer tr.signed")
     assert signed.get_attribute("data-term") == "36"
     assert _same(signed.locator("td").first.inner_text()) == fee_text

@@ -18,12 +18,17 @@ from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from engine.workload import WorkloadError
 from gpuquote.core.ratelimit import rate_limited
+from quotes.advice.result import AdviceResult
+from quotes.advice.selectors import catalog_gpu_choices_get, catalog_gpus_get
 from quotes.advice.store import inputs_from_json, result_from_json
 from quotes.models import WizardResult
 from quotes.pdf import render as pdf_render
+from quotes.wizard.export import options_csv
 from quotes.wizard.forms import (
     QuoteRequestForm,
 )
+from quotes.wizard.forms.reprice import RepriceForm
+from quotes.wizard.reprice import repriced
 from quotes.wizard.result_page import result_context
 from quotes.wizard.services import quote_request_create, wizard_result_create
 from quotes.wizard.views.steps import active_language
@@ -49,9 +54,52 @@ def result_detail(request: HttpRequest, token: str) -> HttpResponse:
     advice = result_from_json(result.result)
     if advice is None:
         return _outdated(request, result)
+    return _result_page(request, result, advice)
+
+
+def _result_page(
+    request: HttpRequest,
+    result: WizardResult,
+    advice: AdviceResult,
+    *,
+    quote_form: QuoteRequestForm | None = None,
+    reprice_form: RepriceForm | None = None,
+) -> HttpResponse:
     context = result_context(result, advice, request)
-    context["quote_form"] = QuoteRequestForm()
+    context["quote_form"] = quote_form or QuoteRequestForm()
+    context["reprice_form"] = reprice_form or RepriceForm(
+        initial=RepriceForm.initial_from(advice.inputs),
+        gpus=catalog_gpu_choices_get(currency=advice.inputs.currency),
+    )
     return _private(render(request, "wizard/result.html", context))
+
+
+@require_POST
+@rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
+def result_reprice(request: HttpRequest, token: str) -> HttpResponse:
+    """The same answers with another GPU model or count, horizon, region or deployment, computed
+    under a new private link (the old one keeps its answers and any quote request made on it).
+    A mistake shows the page again with the form's errors, named by field."""
+    result = get_object_or_404(WizardResult, token=token)
+    advice = result_from_json(result.result)
+    if advice is None:
+        return redirect("wizard:result", token=result.token)
+    # Validated against the catalog itself, not the cached list: a model just removed is refused.
+    gpus = catalog_gpus_get(currency=advice.inputs.currency)
+    choices = [(gpu.sku, gpu.name) for gpu in gpus if gpu.price is not None]
+    form = RepriceForm(request.POST, gpus=choices)
+    if form.is_valid():
+        answers, inputs = repriced(result.answers, advice.inputs, form.cleaned_data)
+        try:
+            fresh = wizard_result_create(answers=answers, inputs=inputs, language=active_language())
+        except (AssumptionError, TcoInputError) as exc:
+            form.add_error(None, exc.message.render(gettext))
+        except WorkloadError:
+            # The stored answers passed under earlier rules, not today's: the wizard asks again.
+            form.add_error(None, gettext("Your answers need checking: change them in the wizard."))
+        else:
+            return redirect(reverse("wizard:result", kwargs={"token": fresh.token}) + "#answer")
+    return _result_page(request, result, advice, reprice_form=form)
 
 
 @require_POST
@@ -94,6 +142,22 @@ def result_use_budget(request: HttpRequest, token: str) -> HttpResponse:
     return redirect("wizard:result", token=fresh.token)
 
 
+@require_GET
+def result_csv(request: HttpRequest, token: str) -> HttpResponse:
+    """The options and their costs as a CSV file, in the result's language."""
+    result = get_object_or_404(WizardResult, token=token)
+    advice = result_from_json(result.result)
+    if advice is None:
+        return redirect("wizard:result", token=result.token)
+    with translation.override(result.language):
+        document = options_csv(advice)
+        filename = gettext("gpuquote-options") + f"-{result.token[:8]}.csv"
+    # A byte-order mark: Excel then reads the file as UTF-8 (names with accents, "×").
+    response = HttpResponse("\ufeff" + document, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return _private(response)
+
+
 # The confirmation's query parameter saying that the request had been recorded before.
 QUOTE_ALREADY_RECORDED = "already"
 
@@ -115,9 +179,7 @@ def quote_request(request: HttpRequest, token: str) -> HttpResponse:
         else:
             sent = reverse("wizard:quote_sent", kwargs={"token": result.token})
             return redirect(sent if created else f"{sent}?{QUOTE_ALREADY_RECORDED}=1")
-    context = result_context(result, advice, request)
-    context["quote_form"] = form
-    return _private(render(request, "wizard/result.html", context))
+    return _result_page(request, result, advice, quote_form=form)
 
 
 @require_GET
