@@ -24,9 +24,10 @@ setup: $(STAMP)
 
 # Settings profiles (README, "Settings"): with DJANGO_SETTINGS_MODULE and DEBUG unset, manage.py,
 # gunicorn and Celery run production, which refuses to start without SECRET_KEY, ALLOWED_HOSTS,
-# DATABASE_URL and REDIS_URL. The development targets name the development profile themselves (a
-# DJANGO_SETTINGS_MODULE in the environment wins), so they need no variables; pytest runs on its
-# own profile (gpuquote.settings.test, pyproject.toml). `make web` runs production: it needs them.
+# DATABASE_URL, REDIS_URL and the seller's legal details (SELLER_NAME, SELLER_ADDRESS,
+# SELLER_SIREN, SELLER_VAT_NUMBER, SELLER_IBAN: they are printed on every quote). The
+# development targets name the development profile themselves (a DJANGO_SETTINGS_MODULE in the
+# environment wins), so they need no variables; pytest runs on its own profile (gpuquote.settings.test, pyproject.toml). `make web` runs production: it needs them.
 DEV_TARGETS := run prepare lint bench worker beat messages
 $(DEV_TARGETS): export DJANGO_SETTINGS_MODULE ?= gpuquote.settings.dev
 web: export DJANGO_SETTINGS_MODULE ?= gpuquote.settings.prod
@@ -75,7 +76,7 @@ format: setup
 	$(VENV)/bin/ruff format .
 
 messages: setup
-	$(MANAGE) makemessages -l fr -l en --ignore=.venv --ignore=var
+	$(PY) -c 'import django; django.setup(); from django.core.management.commands import makemessages as m; m.Command.xgettext_options += ["--keyword=ngettext_noop:1,2"]; m.Command().run_from_argv(["manage.py", "makemessages", "-l", "fr", "--ignore=.venv", "--ignore=var", "--ignore=test-artifacts", "--ignore=tests"])'
 
 bench: prepare
 	$(PY) -m benchmarks
@@ -88,7 +89,8 @@ beat: prepare
 	$(VENV)/bin/celery -A gpuquote beat --loglevel=info
 
 # Production-style web process (what the Procfile runs), prepared and served on the production
-# profile: set SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL (or GPUQUOTE_EMBEDDED=1).
+# profile: set SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL (or GPUQUOTE_EMBEDDED=1)
+# and the SELLER_* details.
 web: setup
 	$(PREPARE_APP)
 	$(VENV)/bin/gunicorn gpuquote.wsgi --bind $(HOST):$(PORT) --workers 3

@@ -20,7 +20,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from . import rules
-from .i18n import Message, gettext_noop
+from .i18n import Message, Plural, gettext_noop, ngettext_noop
 from .money import Money
 
 SOURCE = rules.CHOOSING_ARTICLE + " ('Liste de contrôle de votre décision')"
@@ -162,7 +162,10 @@ def _gb(value: float, places: int = 1) -> Decimal:
     return Decimal(str(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
-def _msg(template: str, **params: object) -> Message:
+def _msg(template: str | Plural, **params: object) -> Message:
+    """A message; a counted one (``ngettext_noop``) follows the years of the horizon."""
+    if isinstance(template, Plural):
+        return Message.counted(template, "years", **params)
     return Message(template, MappingProxyType(dict(params)))
 
 
@@ -293,8 +296,9 @@ def _growth(inp: ChecklistInput) -> ChecklistItem:
 def _break_even(costs: CostFigures) -> Message:
     if costs.break_even_vs_managed is None:
         return _msg(
-            gettext_noop(
-                "buying does not become cheaper than managed hosting within %(years)s years"
+            ngettext_noop(
+                "buying does not become cheaper than managed hosting within %(years)s year",
+                "buying does not become cheaper than managed hosting within %(years)s years",
             ),
             years=costs.horizon_years,
         )
@@ -321,14 +325,18 @@ def _deployment(inp: ChecklistInput) -> ChecklistItem:
         )
     if costs.managed is None:
         template = (
-            gettext_noop(
+            ngettext_noop(
+                "Your choice: %(choice)s. Buying costs %(on_premises)s over %(years)s year; no "
+                "managed-hosting price is known for these GPUs.",
                 "Your choice: %(choice)s. Buying costs %(on_premises)s over %(years)s years; no "
-                "managed-hosting price is known for these GPUs."
+                "managed-hosting price is known for these GPUs.",
             )
             if decided
-            else gettext_noop(
+            else ngettext_noop(
+                "Not decided yet. Buying costs %(on_premises)s over %(years)s year; no "
+                "managed-hosting price is known for these GPUs.",
                 "Not decided yet. Buying costs %(on_premises)s over %(years)s years; no "
-                "managed-hosting price is known for these GPUs."
+                "managed-hosting price is known for these GPUs.",
             )
         )
         return _item(
@@ -342,14 +350,18 @@ def _deployment(inp: ChecklistInput) -> ChecklistItem:
             ),
         )
     template = (
-        gettext_noop(
+        ngettext_noop(
+            "Your choice: %(choice)s. Over %(years)s year buying costs %(on_premises)s and "
+            "managed hosting %(managed)s; %(break_even)s.",
             "Your choice: %(choice)s. Over %(years)s years buying costs %(on_premises)s and "
-            "managed hosting %(managed)s; %(break_even)s."
+            "managed hosting %(managed)s; %(break_even)s.",
         )
         if decided
-        else gettext_noop(
+        else ngettext_noop(
+            "Not decided yet. Over %(years)s year buying costs %(on_premises)s and managed "
+            "hosting %(managed)s; %(break_even)s.",
             "Not decided yet. Over %(years)s years buying costs %(on_premises)s and managed "
-            "hosting %(managed)s; %(break_even)s."
+            "hosting %(managed)s; %(break_even)s.",
         )
     )
     return _item(
@@ -367,30 +379,45 @@ def _deployment(inp: ChecklistInput) -> ChecklistItem:
 
 
 # (managed price known, budget given) -> template
-_TOTAL_COST: Mapping[tuple[bool, bool], str] = MappingProxyType(
+_TOTAL_COST: Mapping[tuple[bool, bool], Plural] = MappingProxyType(
     {
-        (False, False): gettext_noop(
+        (False, False): ngettext_noop(
+            "Over %(years)s year buying costs %(on_premises)s in all: %(capital)s for the "
+            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares and "
+            "insurance, the rest for staff, space, network and software.",
             "Over %(years)s years buying costs %(on_premises)s in all: %(capital)s for the "
-            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares "
-            "and insurance, the rest for staff, space, network and software."
+            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares and "
+            "insurance, the rest for staff, space, network and software.",
         ),
-        (True, False): gettext_noop(
+        (True, False): ngettext_noop(
+            "Over %(years)s year buying costs %(on_premises)s in all: %(capital)s for the "
+            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares and "
+            "insurance, the rest for staff, space, network and software. Managed hosting costs "
+            "%(managed)s.",
             "Over %(years)s years buying costs %(on_premises)s in all: %(capital)s for the "
-            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares "
-            "and insurance, the rest for staff, space, network and software. Managed hosting "
-            "costs %(managed)s."
+            "servers, %(energy)s for electricity and cooling, %(support)s for support, spares and "
+            "insurance, the rest for staff, space, network and software. Managed hosting costs "
+            "%(managed)s.",
         ),
-        (False, True): gettext_noop(
+        (False, True): ngettext_noop(
+            "Over %(years)s year buying costs %(on_premises)s in all: %(capital)s for the servers "
+            "(within your budget of %(budget)s), %(energy)s for electricity and cooling, "
+            "%(support)s for support, spares and insurance, the rest for staff, space, network "
+            "and software.",
             "Over %(years)s years buying costs %(on_premises)s in all: %(capital)s for the "
-            "servers (within your budget of %(budget)s), %(energy)s for electricity and "
-            "cooling, %(support)s for support, spares and insurance, the rest for staff, space, "
-            "network and software."
+            "servers (within your budget of %(budget)s), %(energy)s for electricity and cooling, "
+            "%(support)s for support, spares and insurance, the rest for staff, space, network "
+            "and software.",
         ),
-        (True, True): gettext_noop(
+        (True, True): ngettext_noop(
+            "Over %(years)s year buying costs %(on_premises)s in all: %(capital)s for the servers "
+            "(within your budget of %(budget)s), %(energy)s for electricity and cooling, "
+            "%(support)s for support, spares and insurance, the rest for staff, space, network "
+            "and software. Managed hosting costs %(managed)s.",
             "Over %(years)s years buying costs %(on_premises)s in all: %(capital)s for the "
-            "servers (within your budget of %(budget)s), %(energy)s for electricity and "
-            "cooling, %(support)s for support, spares and insurance, the rest for staff, space, "
-            "network and software. Managed hosting costs %(managed)s."
+            "servers (within your budget of %(budget)s), %(energy)s for electricity and cooling, "
+            "%(support)s for support, spares and insurance, the rest for staff, space, network "
+            "and software. Managed hosting costs %(managed)s.",
         ),
     }
 )
@@ -424,7 +451,7 @@ def _total_cost(inp: ChecklistInput) -> ChecklistItem:
         "budget": inp.budget,
     }
     template = _TOTAL_COST[(costs.managed is not None, inp.budget is not None)]
-    return _item(Point.TOTAL_COST, True, Message(template, MappingProxyType(params)))
+    return _item(Point.TOTAL_COST, True, _msg(template, **params))
 
 
 def _item(point: Point, met: bool, reason: Message) -> ChecklistItem:

@@ -7,8 +7,9 @@ every engine result; nothing is rounded or translated here.
 
 Encoding: a dataclass -> an object of its init fields; ``Decimal`` -> a string (no float drift);
 an enum -> its value; a date -> ISO 8601; a tuple -> a list; a mapping -> an object (keys as
-strings); a ``Message`` -> ``{"template", "params"}``, its parameters tagged when plain JSON would
-not bring them back as they were (a ``Decimal``, a float, a nested message).
+strings); a ``Message`` -> ``{"template", "params"}`` (and ``"plural"``, ``"count"`` for a counted
+sentence), its parameters tagged when plain JSON would not bring them back as they were (a
+``Decimal``, a float, ``Money``, a nested message).
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from .i18n import Message
+from .money import Money
 
 T = TypeVar("T")
 
 _DECIMAL_TAG = "$decimal"
 _FLOAT_TAG = "$float"
 _MESSAGE_TAG = "$message"
+_MONEY_TAG = "$money"
 
 
 class CodecError(ValueError):
@@ -73,10 +76,13 @@ def _key(key: Any) -> str:
 
 
 def _message_encode(message: Message) -> dict[str, Any]:
-    return {
+    encoded = {
         "template": message.template,
         "params": {name: _param_encode(value) for name, value in message.params.items()},
     }
+    if message.plural:  # a counted sentence; results stored before plurals have neither key
+        encoded |= {"plural": message.plural, "count": message.count}
+    return encoded
 
 
 def _param_encode(value: Any) -> Any:
@@ -84,6 +90,8 @@ def _param_encode(value: Any) -> Any:
         return {_MESSAGE_TAG: _message_encode(value)}
     if isinstance(value, Decimal):
         return {_DECIMAL_TAG: str(value)}
+    if isinstance(value, Money):
+        return {_MONEY_TAG: [str(value.amount), value.currency]}
     if isinstance(value, float):
         # Tagged: PostgreSQL's jsonb returns 4.86e+19 as the integer 48600000000000000000, and
         # a message renders an int and a float differently ("%s").
@@ -211,7 +219,12 @@ def _dataclass_decoder(kind: Any) -> Decoder:
 def _message_decode(data: Any) -> Message:
     found = _object(data)
     params = {name: _param_decode(value) for name, value in found["params"].items()}
-    return Message(found["template"], types.MappingProxyType(params))
+    return Message(
+        found["template"],
+        types.MappingProxyType(params),
+        found.get("plural", ""),
+        found.get("count", ""),
+    )
 
 
 def _param_decode(value: Any) -> Any:
@@ -220,6 +233,9 @@ def _param_decode(value: Any) -> Any:
             return _message_decode(value[_MESSAGE_TAG])
         if _DECIMAL_TAG in value:
             return Decimal(value[_DECIMAL_TAG])
+        if _MONEY_TAG in value:
+            amount, currency = value[_MONEY_TAG]
+            return Money(Decimal(amount), currency)
         if _FLOAT_TAG in value:
             return float(value[_FLOAT_TAG])
         raise CodecError("unknown message parameter")

@@ -54,7 +54,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .i18n import Message, gettext_noop
+from .i18n import Message, figure, gettext_noop
 from .money import Money
 from .parts import (
     Availability,
@@ -464,7 +464,7 @@ def _compute_plan(
                         "fabric": fabric,
                         "role": LINE_ROLE_LABELS[role],
                         "speed": speed,
-                        "reach": f"{reach_m:g}",
+                        "reach": figure(reach_m),
                     },
                 )
             )
@@ -633,7 +633,7 @@ def _management_network(
                 gettext_noop(
                     "No Cat6 management cord of %(reach)s m or longer is offered in the catalog."
                 ),
-                {"reach": f"{reach_m:g}"},
+                {"reach": figure(reach_m)},
             )
         )
         cords = 0
@@ -691,7 +691,7 @@ def design_shared_storage(
                 gettext_noop(
                     "%(tb)s TB of shared data at %(read)s MB/s: no storage server to hold it."
                 ),
-                {"tb": f"{need_tb:.1f}", "read": f"{read_mbs:.0f}"},
+                {"tb": round(need_tb, 1), "read": round(read_mbs)},
             ),
         )
     server, count = best
@@ -720,14 +720,14 @@ def design_shared_storage(
                 "all."
             ),
             {
-                "tb": f"{need_tb:.1f}",
-                "read": f"{read_mbs:.0f}",
+                "tb": round(need_tb, 1),
+                "read": round(read_mbs),
                 "count": count,
                 "name": server.name,
-                "unit_tb": f"{server.usable_tb:g}",
+                "unit_tb": figure(server.usable_tb),
                 "unit_read": server.read_mbs,
-                "total_tb": f"{usable_tb:g}",
-                "total_read": f"{total_read:.0f}",
+                "total_tb": figure(usable_tb),
+                "total_read": round(total_read),
             },
         ),
         managed_monthly_price=managed,

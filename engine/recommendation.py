@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from .builder import Option as BuiltOption
 from .builder import Tier
-from .i18n import Message, gettext_noop
+from .i18n import Message, gettext_noop, ngettext_noop
 from .money import Money
 from .sizing import Sizing
 from .tco import JobCost, ManagedOffer, TcoResult
@@ -96,12 +96,15 @@ def recommend(
             Way.CLOUD: job.cloud,
         }[job.cheapest]
         reasons.append(
-            Message(
-                gettext_noop(
-                    "One run takes about %(days)s days: %(way)s costs %(amount)s %(currency)s "
-                    "for it, against %(buy)s %(currency)s to buy the servers."
+            Message.counted(
+                ngettext_noop(
+                    "One run takes about %(days)s day: %(way)s costs %(amount)s %(currency)s for "
+                    "it, against %(buy)s %(currency)s to buy the servers.",
+                    "One run takes about %(days)s days: %(way)s costs %(amount)s %(currency)s for "
+                    "it, against %(buy)s %(currency)s to buy the servers.",
                 ),
-                {
+                "days",
+                **{
                     "days": round(job.hours / 24, 1),
                     "way": WAY_NAMES[job.cheapest],
                     "amount": _whole(cheapest_amount),
@@ -114,12 +117,15 @@ def recommend(
         cheapest = tco.cheapest
         cheapest_amount = tco.options[tco.cheapest].total
         reasons.append(
-            Message(
-                gettext_noop(
+            Message.counted(
+                ngettext_noop(
+                    "Over %(years)s year, %(way)s is the cheapest: %(amount)s %(currency)s in "
+                    "all, running costs included.",
                     "Over %(years)s years, %(way)s is the cheapest: %(amount)s %(currency)s in "
-                    "all, running costs included."
+                    "all, running costs included.",
                 ),
-                {
+                "years",
+                **{
                     "years": tco.horizon_months // 12,
                     "way": WAY_NAMES[tco.cheapest],
                     "amount": _whole(cheapest_amount),

@@ -35,7 +35,7 @@ from types import MappingProxyType
 
 from .advice import gpu_profile, sized_on
 from .builder import Option, Tier
-from .i18n import Message, gettext_noop
+from .i18n import Message, gettext_noop, ngettext_noop
 from .model_registry import ModelKind
 from .parts import GpuSpec
 from .sizing import (
@@ -358,22 +358,25 @@ def _serving(
     ex.append(
         Explanation(
             "performance.first_token",
-            Message(
-                gettext_noop(
+            Message.counted(
+                ngettext_noop(
                     "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
                     "%(context)s-token context, an assumption) takes 2 FLOPs per active "
-                    "parameter per token on the %(tp)s GPU(s) of one copy at %(mfu)s%% of "
-                    "%(tflops)s TFLOP/s each; waiting behind other prompts is not counted"
+                    "parameter per token on the %(tp)s GPU of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s; waiting behind other prompts is not counted",
+                    "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
+                    "%(context)s-token context, an assumption) takes 2 FLOPs per active "
+                    "parameter per token on the %(tp)s GPUs of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s each; waiting behind other prompts is not counted",
                 ),
-                {
-                    "ttft": _shown(ttft),
-                    "prompt": prompt,
-                    "share": round(PROMPT_SHARE * 100),
-                    "context": inf.sequence_length,
-                    "tp": tp,
-                    "mfu": round(PREFILL_MFU * 100),
-                    "tflops": round(peak / 1e12, 1),
-                },
+                "tp",
+                ttft=_shown(ttft),
+                prompt=prompt,
+                share=round(PROMPT_SHARE * 100),
+                context=inf.sequence_length,
+                tp=tp,
+                mfu=round(PREFILL_MFU * 100),
+                tflops=round(peak / 1e12, 1),
             ),
             f"{SOURCE_PREFILL}; {SOURCE_PROMPT}; {SOURCE_RESPONSE_TIMES}",
         )
@@ -563,8 +566,8 @@ def _training(
 
 def _duration(hours: float) -> Message:
     if hours < 48:
-        return Message(gettext_noop("%(n)s hours"), {"n": _shown(hours)})
-    return Message(gettext_noop("%(n)s days"), {"n": _shown(hours / 24)})
+        return Message.counted(ngettext_noop("%(n)s hour", "%(n)s hours"), "n", n=_shown(hours))
+    return Message.counted(ngettext_noop("%(n)s day", "%(n)s days"), "n", n=_shown(hours / 24))
 
 
 def _shown(x: float) -> float | int:

@@ -51,7 +51,7 @@ from .fabric import (
     offered,
     spread,
 )
-from .i18n import Message, gettext_noop
+from .i18n import Message, figure, gettext_noop
 from .money import Money
 from .parts import CatalogSnapshot, NicSpec, SwitchSpec
 
@@ -243,7 +243,7 @@ def _candidate(
                     {
                         "role": LINE_ROLE_LABELS[role],
                         "speed": speed,
-                        "reach": f"{reach:g}",
+                        "reach": figure(reach),
                     },
                 )
             )

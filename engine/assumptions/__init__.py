@@ -19,7 +19,9 @@ Conventions
   value is set by override. The managed-hosting fee per GPU has no default: when set, it
   overrides the provider's computed fee (``engine.tco.hosting``).
 - ``source`` is a citation (titles, URLs, dates), kept verbatim and not translated; ``label``
-  is the user-facing wording and is a translatable ``Message``.
+  is the user-facing wording and is a translatable ``Message``, and so are the unit
+  (``unit_message``; ``unit`` keeps its English words) and the note of a currency conversion
+  (``conversion``), which the shell shows after the citation.
 """
 
 from .facts import COMMON, EPOCH, OFFERS, ONE, RATES, REGIONAL, ZERO, Fact
@@ -37,7 +39,7 @@ from .resolve import (
     is_money,
     region_defaults,
 )
-from .specs import FRACTION, PER_MODEL, SPECS
+from .specs import FRACTION, FRACTION_PER_YEAR, PER_MODEL, SPECS, unit_message
 
 __all__ = [
     "CLOUD_ON_DEMAND",
@@ -45,6 +47,7 @@ __all__ = [
     "COMMON",
     "EPOCH",
     "FRACTION",
+    "FRACTION_PER_YEAR",
     "OFFERS",
     "ONE",
     "OVERRIDE_SOURCE",
@@ -65,4 +68,5 @@ __all__ = [
     "is_money",
     "known_gpu_models",
     "region_defaults",
+    "unit_message",
 ]

@@ -12,7 +12,7 @@ from ..money import CURRENCIES, Money
 from .facts import COMMON, ONE, RATES, REGIONAL, Fact
 from .gpu_models import gpu_model_key, gpu_model_name
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
-from .specs import SPECS
+from .specs import SPECS, unit_message
 
 REGIONS = ("DE", "FR", "GB", "US")
 OVERRIDE_SOURCE = "override"
@@ -53,9 +53,12 @@ class Assumption:
     name: str
     value: Decimal
     unit: str
-    source: str
+    source: str  # the citation, verbatim
     label: Message
     overridden: bool = False
+    # How a figure published in another currency was converted (a sentence to translate,
+    # shown after the citation); None when it was not.
+    conversion: Message | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,19 +247,36 @@ class _Converter:
         self.currency = currency
         self.per_eur = {"EUR": ONE, "USD": usd_per_eur, "GBP": gbp_per_eur}
 
-    def __call__(self, fact: Fact) -> tuple[Decimal, str]:
+    def __call__(self, fact: Fact) -> tuple[Decimal, Message | None]:
+        """The value in the target currency, and how it was converted (None: it was not)."""
         if fact.currency is None or fact.currency == self.currency or not fact.value:
-            return fact.value, fact.source
+            return fact.value, None
         rate_from = self.per_eur[fact.currency]
         rate_to = self.per_eur[self.currency]
         value = fact.value / rate_from * rate_to
-        how = []
-        if fact.currency != "EUR":
-            how.append(str(rate_from) + " " + fact.currency + "/EUR")
-        if self.currency != "EUR":
-            how.append(str(rate_to) + " " + self.currency + "/EUR")
-        note = "; published in " + fact.currency + ", converted at " + " and ".join(how)
-        return value, fact.source + note
+        if fact.currency == "EUR":
+            return value, _msg(
+                gettext_noop("published in %(published)s, converted at %(rate)s %(currency)s/EUR"),
+                published=fact.currency,
+                rate=rate_to,
+                currency=self.currency,
+            )
+        if self.currency == "EUR":
+            return value, _msg(
+                gettext_noop("published in %(published)s, converted at %(rate)s %(published)s/EUR"),
+                published=fact.currency,
+                rate=rate_from,
+            )
+        return value, _msg(
+            gettext_noop(
+                "published in %(published)s, converted at %(rate_from)s %(published)s/EUR and "
+                "%(rate_to)s %(currency)s/EUR"
+            ),
+            published=fact.currency,
+            rate_from=rate_from,
+            rate_to=rate_to,
+            currency=self.currency,
+        )
 
 
 def _label(name: str, gpu_model: str | None) -> Message:
@@ -295,14 +315,16 @@ def _assemble(
     facts.update(edited)
 
     items: list[Assumption] = []
-    for name, spec in SPECS.items():
-        unit = spec.unit.replace("{cur}", currency)
+    for name in SPECS:
+        unit = unit_message(name, currency).render()
         label = _label(name, gpu_model)
         if name in overrides:
             items.append(Assumption(name, overrides[name], unit, OVERRIDE_SOURCE, label, True))
         elif name in facts:
-            value, source = convert(facts[name])
-            items.append(Assumption(name, value, unit, source, label))
+            value, conversion = convert(facts[name])
+            items.append(
+                Assumption(name, value, unit, facts[name].source, label, conversion=conversion)
+            )
     return Assumptions(
         region=region, currency=currency, items=tuple(items), gpu_model=gpu_model, edited=edited
     )

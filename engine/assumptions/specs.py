@@ -1,4 +1,9 @@
-"""What each assumption name means: its unit, translatable label and bounds, in canonical order."""
+"""What each assumption name means: its unit, translatable label and bounds, in canonical order.
+
+A unit is a translatable template too (``%(currency)s/kWh``): ``unit_message`` gives it for a
+currency, the shell renders it in the reader's language and ``Assumption.unit`` keeps the
+English words.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from types import MappingProxyType
 
-from ..i18n import gettext_noop
+from ..i18n import Message, gettext_noop
 
 
 @dataclass(frozen=True, slots=True)
 class _Spec:
-    """What a name means: its unit (``{cur}`` stands for the currency), label and bounds."""
+    """What a name means: its unit (a template, ``%(currency)s`` for the currency), label and
+    bounds."""
 
     unit: str
     label: str
@@ -41,44 +47,51 @@ def _spec(
     )
 
 
-FRACTION = "fraction (0.10 = 10%)"
+FRACTION = gettext_noop("fraction (0.10 = 10%%)")
+FRACTION_PER_YEAR = gettext_noop("fraction per year (0.08 = 8%%)")
 
 # Canonical order: the order in which assumptions are listed to users.
 SPECS: Mapping[str, _Spec] = MappingProxyType(
     {
         "electricity_price_per_kwh": _spec(
-            "{cur}/kWh", gettext_noop("Electricity price"), money=True
+            gettext_noop("%(currency)s/kWh"), gettext_noop("Electricity price"), money=True
         ),
         "pue": _spec(
-            "ratio", gettext_noop("Power usage effectiveness (facility power / IT power)"), "1", "3"
+            gettext_noop("ratio"),
+            gettext_noop("Power usage effectiveness (facility power / IT power)"),
+            "1",
+            "3",
         ),
         "idle_power_fraction": _spec(
             FRACTION, gettext_noop("Idle draw as a share of full-load power"), "0", "1"
         ),
         "grid_carbon_kg_per_kwh": _spec(
-            "kg CO2e/kWh", gettext_noop("Grid carbon intensity"), "0", "2"
+            gettext_noop("kg CO2e/kWh"), gettext_noop("Grid carbon intensity"), "0", "2"
         ),
         "colocation_per_kw_month": _spec(
-            "{cur}/kW/month",
+            gettext_noop("%(currency)s/kW/month"),
             gettext_noop("Colocation rent per provisioned kW (full-load power) per month"),
             money=True,
         ),
         "staff_cost_per_year": _spec(
-            "{cur}/year",
+            gettext_noop("%(currency)s/year"),
             gettext_noop("Fully loaded cost of one systems engineer per year"),
             money=True,
         ),
         "staff_fte_per_server": _spec(
-            "FTE/server", gettext_noop("Staff time per server you run yourself"), "0", "5"
+            gettext_noop("FTE/server"),
+            gettext_noop("Staff time per server you run yourself"),
+            "0",
+            "5",
         ),
         "managed_staff_fte_per_server": _spec(
-            "FTE/server",
+            gettext_noop("FTE/server"),
             gettext_noop("Staff time per server that stays with you when it is hosted"),
             "0",
             "5",
         ),
         "installation_cost": _spec(
-            "{cur}/server",
+            gettext_noop("%(currency)s/server"),
             gettext_noop("Installation and integration, one-off, per server"),
             money=True,
         ),
@@ -95,15 +108,17 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             FRACTION, gettext_noop("Insurance per year, share of the price"), "0", "1"
         ),
         "network_per_server_month": _spec(
-            "{cur}/server/month",
+            gettext_noop("%(currency)s/server/month"),
             gettext_noop("Network uplink and transit per server per month"),
             money=True,
         ),
         "software_per_gpu_year": _spec(
-            "{cur}/GPU/year", gettext_noop("Software licences per GPU per year"), money=True
+            gettext_noop("%(currency)s/GPU/year"),
+            gettext_noop("Software licences per GPU per year"),
+            money=True,
         ),
         "depreciation_years": _spec(
-            "years", gettext_noop("Depreciation period (straight line)"), "1", "15"
+            gettext_noop("years"), gettext_noop("Depreciation period (straight line)"), "1", "15"
         ),
         "residual_value_pct": _spec(
             FRACTION,
@@ -112,13 +127,13 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             "1",
         ),
         "discount_rate": _spec(
-            "fraction per year (0.08 = 8%)",
+            FRACTION_PER_YEAR,
             gettext_noop("Cost of capital used to discount cash flows (0 = no discounting)"),
             "0",
             "1",
         ),
         "managed_monthly_price": _spec(
-            "{cur}/GPU/month",
+            gettext_noop("%(currency)s/GPU/month"),
             gettext_noop("Managed-hosting fee per GPU per month, set by sales (month to month)"),
             money=True,
         ),
@@ -129,20 +144,20 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             "0.9",
         ),
         "provider_cost_of_capital": _spec(
-            "fraction per year (0.08 = 8%)",
+            FRACTION_PER_YEAR,
             gettext_noop("Host's cost of capital, to pay the hardware back over a contract"),
             "0",
             "1",
         ),
         "managed_no_commitment_months": _spec(
-            "months",
+            gettext_noop("months"),
             gettext_noop("Months a month-to-month managed fee pays the hardware back in"),
             "1",
             "60",
             integral=True,
         ),
         "managed_setup_fee_months": _spec(
-            "months of fee",
+            gettext_noop("months of fee"),
             gettext_noop("Managed-hosting setup fee, in months of the monthly fee"),
             "0",
             "24",
@@ -157,14 +172,16 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             FRACTION, gettext_noop("Managed-hosting discount for a 36-month contract"), "0", "1"
         ),
         "managed_power_included": _spec(
-            "flag (1 = included, 0 = billed at the electricity price)",
+            gettext_noop("flag (1 = included, 0 = billed at the electricity price)"),
             gettext_noop("Power and cooling included in the managed-hosting fee"),
             "0",
             "1",
             integral=True,
         ),
         "cloud_price_per_gpu_hour": _spec(
-            "{cur}/GPU-hour", gettext_noop("Cloud price per GPU-hour, on demand"), money=True
+            gettext_noop("%(currency)s/GPU-hour"),
+            gettext_noop("Cloud price per GPU-hour, on demand"),
+            money=True,
         ),
         "cloud_reserved_discount_pct": _spec(
             FRACTION,
@@ -182,3 +199,9 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
 )
 
 PER_MODEL = ("cloud_price_per_gpu_hour", "managed_monthly_price")
+
+
+def unit_message(name: str, currency: str) -> Message:
+    """The unit of the assumption ``name`` for ``currency``, to render in the reader's language
+    (``EUR/kWh``, ``fraction (0.10 = 10%)``; ``fraction (0,10 = 10 %)`` in French)."""
+    return Message(SPECS[name].unit, MappingProxyType({"currency": currency}))

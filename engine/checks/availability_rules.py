@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from .. import rules
-from ..i18n import gettext_noop
+from ..i18n import gettext_noop, ngettext_noop
 from .records import Outcome, RuleCheck, Subject, always
 
 _PERCENT = Decimal("0.001")
@@ -58,28 +58,39 @@ AVAILABILITY = RuleCheck(
         Outcome(
             lambda s: s.needs.spare_servers > 0 and _spares(s) < s.needs.spare_servers,
             False,
-            gettext_noop(
-                "The service must stay up, but %(servers)s server(s) leave no spare: add one so "
-                "that the service survives a server failing."
+            ngettext_noop(
+                "The service must stay up, but %(servers)s server leaves no spare: add one so "
+                "that the service survives a server failing.",
+                "The service must stay up, but %(servers)s servers leave no spare: add one so "
+                "that the service survives a server failing.",
             ),
+            count="servers",
         ),
         Outcome(
             lambda s: _spares(s) == 0,
             True,
-            gettext_noop(
+            ngettext_noop(
                 "No spare server, as the service need not run around the clock: expected "
-                "availability %(availability)s %% (all %(servers)s server(s) up)."
+                "availability %(availability)s %% (%(servers)s server up).",
+                "No spare server, as the service need not run around the clock: expected "
+                "availability %(availability)s %% (all %(servers)s servers up).",
             ),
+            count="servers",
         ),
         Outcome(
             always,
             True,
-            gettext_noop(
-                "%(working)s server(s) carry the load and %(spares)s spare takes over when one "
+            ngettext_noop(
+                "%(working)s server carries the load and %(spares)s spare takes over when it "
                 "fails: expected availability %(availability)s %% (one server alone: "
                 "%(single)s %%). Redundant power supplies and mirrored system disks keep each "
-                "server up through their own faults."
+                "server up through their own faults.",
+                "%(working)s servers carry the load and %(spares)s spare takes over when one "
+                "fails: expected availability %(availability)s %% (one server alone: "
+                "%(single)s %%). Redundant power supplies and mirrored system disks keep each "
+                "server up through their own faults.",
             ),
+            count="working",
         ),
     ),
 )

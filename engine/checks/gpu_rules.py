@@ -15,7 +15,7 @@ from ..configuration import (
     server_capacity,
     sparse_training,
 )
-from ..i18n import gettext_noop
+from ..i18n import gettext_noop, ngettext_noop
 from ..parts import (
     COOLING_LABELS,
     FORM_FACTOR_LABELS,
@@ -128,10 +128,13 @@ GPU_COUNT = RuleCheck(
         Outcome(
             always,
             True,
-            gettext_noop(
-                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s "
-                "GPUs the job needs."
+            ngettext_noop(
+                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s GPU "
+                "the job needs.",
+                "%(servers)s x %(per_server)s = %(have)s GPUs cover the %(need)s %(gpu)s GPUs "
+                "the job needs.",
             ),
+            count="need",
         ),
     ),
 )

@@ -16,7 +16,7 @@ from ..configuration import (
     needs_fabric,
     shared_storage_needed,
 )
-from ..i18n import gettext_noop
+from ..i18n import gettext_noop, ngettext_noop
 from ..parts import DRIVE_KIND_LABELS, DriveFormFactor, DriveKind, hot_swap_bay
 from .records import (
     Outcome,
@@ -75,10 +75,13 @@ STORAGE_NVME = RuleCheck(
                 )
             ),
             False,
-            gettext_noop(
-                "%(count)s data drive(s): production mirrors its data (RAID 1/10), so an even "
-                "number of at least two."
+            ngettext_noop(
+                "%(count)s data drive: production mirrors its data (RAID 1/10), so an even "
+                "number of at least two.",
+                "%(count)s data drives: production mirrors its data (RAID 1/10), so an even "
+                "number of at least two.",
             ),
+            count="count",
         ),
         Outcome(
             lambda s: _m2_data(s) and s.config.data_drive_count > s.config.chassis.m2_slots,
@@ -208,9 +211,11 @@ BOOT_MIRROR = RuleCheck(
                 s.config.boot_drive is None or s.config.boot_drive_count != rules.BOOT_MIRROR_DRIVES
             ),
             False,
-            gettext_noop(
-                "%(count)s boot drives; production needs a mirror of %(drives)s identical SSDs."
+            ngettext_noop(
+                "%(count)s boot drive; production needs a mirror of %(drives)s identical SSDs.",
+                "%(count)s boot drives; production needs a mirror of %(drives)s identical SSDs.",
             ),
+            count="count",
         ),
         Outcome(
             lambda s: (
@@ -264,7 +269,7 @@ POWER = RuleCheck(
             power_fits,
             True,
             gettext_noop(
-                "%(draw)s W at full load per server, %(sized)s W sized (x%(margin)s, with "
+                "%(draw)s W at full load per server, %(sized)s W sized (×%(margin)s, with "
                 "%(growth)s growth GPUs), within the %(capacity)s W allowed by %(supplies)s usable "
                 "supplies of %(psu_w)s W and the chassis maximum of %(max)s W."
             ),
@@ -273,7 +278,7 @@ POWER = RuleCheck(
             always,
             False,
             gettext_noop(
-                "%(draw)s W at full load per server, %(sized)s W sized (x%(margin)s, with "
+                "%(draw)s W at full load per server, %(sized)s W sized (×%(margin)s, with "
                 "%(growth)s growth GPUs), more than the %(capacity)s W allowed by %(supplies)s "
                 "usable supplies of %(psu_w)s W and the chassis maximum of %(max)s W."
             ),

@@ -26,7 +26,7 @@ from ..configuration import (
     _ServerNeeds,
     usable_data_gb,
 )
-from ..i18n import Message
+from ..i18n import Message, Plural
 from ..parts import ChassisSpec, DriveKind, GpuSpec
 
 
@@ -50,9 +50,17 @@ class Outcome:
 
     when: Callable[[Subject], bool]
     passed: bool
-    template: str  # English, marked with gettext_noop; %(name)s placeholders from the params
+    # English, marked with gettext_noop (or both forms with ngettext_noop, then ``count`` names
+    # the parameter that chooses the form); %(name)s placeholders from the params
+    template: str | Plural
     warning: bool = False  # passed, with a caveat the customer should read
     params: Params | None = None  # these figures instead of the rule's (when those cannot exist)
+    count: str = ""
+
+    def message(self, params: Mapping[str, Any]) -> Message:
+        if isinstance(self.template, Plural):
+            return Message.counted(self.template, self.count, **params)
+        return Message(self.template, params)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +82,7 @@ def evaluate(check: RuleCheck, subject: Subject) -> Check:
     for outcome in check.outcomes:
         if outcome.when(subject):
             params = (outcome.params or check.params)(subject)
-            return Check(
-                check.rule, outcome.passed, Message(outcome.template, params), outcome.warning
-            )
+            return Check(check.rule, outcome.passed, outcome.message(params), outcome.warning)
     raise AssertionError(f"rule check {check.rule} has no outcome for this configuration")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..i18n import gettext_noop
+from ..i18n import gettext_noop, ngettext_noop
 from ..workload import (
     Workload,
     validate_workload,
@@ -323,8 +323,12 @@ def _nodes(
         _explain(
             ex,
             "nodes",
-            gettext_noop("%(gpus)s GPUs fit in one server of up to %(per_node)s GPUs"),
+            ngettext_noop(
+                "%(gpus)s GPU fits in one server of up to %(per_node)s GPUs",
+                "%(gpus)s GPUs fit in one server of up to %(per_node)s GPUs",
+            ),
             SOURCE_FABRIC,
+            counted_by="gpus",
             gpus=gpus,
             per_node=gpus_per_node,
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..i18n import Message, gettext_noop
+from ..i18n import Message, Plural, gettext_noop
 from ..model_registry import ModelKind
 from ..workload import (
     TrainingMethod,
@@ -26,9 +26,20 @@ def _sig(x: float) -> float:
 
 
 def _explain(
-    out: list[Explanation], key: str, template: str, source: str, **params: object
+    out: list[Explanation],
+    key: str,
+    template: str | Plural,
+    source: str,
+    counted_by: str = "",
+    **params: object,
 ) -> None:
-    out.append(Explanation(key, Message(template, params), source))
+    """Add an explanation; a counted one (``ngettext_noop``) follows the parameter
+    ``counted_by``."""
+    if isinstance(template, Plural):
+        message = Message.counted(template, counted_by, **params)
+    else:
+        message = Message(template, params)
+    out.append(Explanation(key, message, source))
 
 
 def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..i18n import gettext_noop
+from ..i18n import gettext_noop, ngettext_noop
 from ..workload import (
     Optimizer,
     Precision,
@@ -303,30 +303,52 @@ def _explain_totals(
     )
     if training:
         templates = {
-            0: gettext_noop(
+            0: ngettext_noop(
+                "%(gb)s GB per GPU on %(gpus)s GPU: plain data parallel, every GPU holds all "
+                "model states and its "
+                "share of the batch",
                 "%(gb)s GB per GPU on %(gpus)s GPUs: plain data parallel, every GPU holds all "
-                "model states and its share of the batch"
+                "model states and "
+                "its share of the batch",
             ),
-            1: gettext_noop(
-                "%(gb)s GB per GPU on %(gpus)s GPUs: ZeRO stage 1 splits the optimizer states"
+            1: ngettext_noop(
+                "%(gb)s GB per GPU on %(gpus)s GPU: ZeRO stage 1 splits the optimizer states",
+                "%(gb)s GB per GPU on %(gpus)s GPUs: ZeRO stage 1 splits the optimizer states",
             ),
-            2: gettext_noop(
+            2: ngettext_noop(
+                "%(gb)s GB per GPU on %(gpus)s GPU: ZeRO stage 2 splits optimizer states and "
+                "gradients",
                 "%(gb)s GB per GPU on %(gpus)s GPUs: ZeRO stage 2 splits optimizer states and "
-                "gradients"
+                "gradients",
             ),
-            3: gettext_noop(
+            3: ngettext_noop(
+                "%(gb)s GB per GPU on %(gpus)s GPU: ZeRO stage 3 (fully sharded) splits optimizer "
+                "states, "
+                "gradients and weights",
                 "%(gb)s GB per GPU on %(gpus)s GPUs: ZeRO stage 3 (fully sharded) splits "
-                "optimizer states, gradients and weights"
+                "optimizer states, "
+                "gradients and weights",
             ),
         }
         template = templates[plan.stage]
     elif plan.tensor_parallel:
-        template = gettext_noop(
-            "%(gb)s GB per GPU on %(gpus)s GPUs: tensor parallelism splits weights and KV cache"
+        template = ngettext_noop(
+            "%(gb)s GB per GPU on %(gpus)s GPU: tensor parallelism splits weights and KV cache",
+            "%(gb)s GB per GPU on %(gpus)s GPUs: tensor parallelism splits weights and KV cache",
         )
     else:
-        template = gettext_noop(
-            "%(gb)s GB per GPU on %(gpus)s GPUs: each GPU runs a whole copy on its share of "
-            "the requests"
+        template = ngettext_noop(
+            "%(gb)s GB per GPU on %(gpus)s GPU: each GPU runs a whole copy on its share of the "
+            "requests",
+            "%(gb)s GB per GPU on %(gpus)s GPUs: each GPU runs a whole copy on its share of the "
+            "requests",
         )
-    _explain(ex, "memory_per_gpu.total", template, SOURCE_ZERO, gb=_r(per_gpu.total), gpus=gpus)
+    _explain(
+        ex,
+        "memory_per_gpu.total",
+        template,
+        SOURCE_ZERO,
+        counted_by="gpus",
+        gb=_r(per_gpu.total),
+        gpus=gpus,
+    )

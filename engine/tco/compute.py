@@ -194,6 +194,12 @@ def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
 _RATE_CURRENCY = {"usd_per_eur": "USD", "gbp_per_eur": "GBP"}
 
 
+def _converted_from(item: Assumption, code: str) -> bool:
+    """Whether ``item`` was converted at the rate of ``code`` (its conversion quotes it)."""
+    params = {} if item.conversion is None else item.conversion.params
+    return code in (params.get("published"), params.get("currency"))
+
+
 def _shown(
     values: Iterable[Assumption],
     priced: set[Option],
@@ -207,7 +213,7 @@ def _shown(
     converted = {
         code
         for code in _RATE_CURRENCY.values()
-        if code == currency or any(f"{code}/EUR" in item.source for item in items)
+        if code == currency or any(_converted_from(item, code) for item in items)
     }
     set_by_sales = offer.basis is FeeBasis.OVERRIDE
     return tuple(

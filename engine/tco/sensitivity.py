@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from types import MappingProxyType
 
-from ..i18n import Message, gettext_noop
+from ..i18n import Message, gettext_noop, ngettext_noop
 from ..money import Money
 from .inputs import (
     _ONE,
@@ -51,7 +51,9 @@ def _sensitivity(v: _Values, inp: TcoInput) -> tuple[SensitivityRow, ...]:
             )
         )
     for years in SENSITIVITY_HORIZON_YEARS:
-        label = _msg(gettext_noop("Horizon %(years)s years"), years=years)
+        label = Message.counted(
+            ngettext_noop("Horizon %(years)s year", "Horizon %(years)s years"), "years", years=years
+        )
         cases.append(
             (
                 SensitivityParameter.HORIZON_YEARS,

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from engine.assumptions import Assumption
+from engine.assumptions import SPECS, Assumption, unit_message
 from engine.builder import BuildResult, Option, Tier
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
@@ -26,15 +26,20 @@ from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
 from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.result import AdviceResult
 
+Render = Callable[[Message], str]
+
 
 def text(message: Message) -> str:
-    return message.render(gettext)
+    """An engine message in the active language, its numbers as Python writes them (the API's
+    sentences); a counted sentence in the form its count asks for."""
+    return message.render(gettext, ngettext)
 
 
 def localized_text(message: Message) -> str:
-    """An engine message in the active language, its numbers and money in the locale's format."""
+    """An engine message in the active language, its numbers and money in the locale's format
+    (``24,6``, ``5 000 €`` in French): what pages and PDFs show."""
     params = {key: _localized_param(value) for key, value in message.params.items()}
-    template = gettext(message.template)
+    template = message.template_for(gettext, ngettext)
     return template % params if params else template
 
 
@@ -63,6 +68,19 @@ def number(value: float | Decimal, places: int = 2) -> float:
     return round(float(value), places)
 
 
+def assumption_words(item: Assumption, currency: str, render: Render = text) -> dict[str, str]:
+    """An assumption's unit in the reader's language, and its source: ``citation`` verbatim
+    (titles and quotes keep the publication's language), ``conversion`` the translated note of
+    a currency conversion ("" if none), ``source`` both together."""
+    conversion = "" if item.conversion is None else render(item.conversion)
+    return {
+        "unit": render(unit_message(item.name, currency)) if item.name in SPECS else item.unit,
+        "citation": item.source,
+        "conversion": conversion,
+        "source": f"{item.source}; {conversion}" if conversion else item.source,
+    }
+
+
 def _break_even(break_even: BreakEven) -> dict[str, int | None]:
     return {
         "vs_managed": break_even.vs_managed,
@@ -71,7 +89,7 @@ def _break_even(break_even: BreakEven) -> dict[str, int | None]:
     }
 
 
-def _option_cost(cost: OptionCost) -> dict[str, Any]:
+def _option_cost(cost: OptionCost, render: Render) -> dict[str, Any]:
     return {
         "currency": cost.total.currency,
         "total": amount(cost.total),
@@ -80,7 +98,7 @@ def _option_cost(cost: OptionCost) -> dict[str, Any]:
         "yearly": [amount(m) for m in cost.yearly],
         "npv": amount(cost.npv),
         "cost_per_gpu_hour": amount(cost.cost_per_gpu_hour),
-        "includes": text(cost.includes),
+        "includes": render(cost.includes),
     }
 
 
@@ -88,19 +106,22 @@ def _totals(totals: Mapping[str, Money]) -> dict[str, str | None]:
     return {str(option): amount(money) for option, money in totals.items()}
 
 
-def tco_to_dict(result: TcoResult) -> dict[str, Any]:
+def tco_to_dict(result: TcoResult, *, render: Render = text) -> dict[str, Any]:
+    """``render``: how the sentences read (``localized_text`` for a page, ``text`` for the API)."""
     return {
         "currency": result.currency,
         "horizon_months": result.horizon_months,
         "utilization": str(result.utilization),
-        "options": {str(option): _option_cost(cost) for option, cost in result.options.items()},
+        "options": {
+            str(option): _option_cost(cost, render) for option, cost in result.options.items()
+        },
         "break_even_month": _break_even(result.break_even_month),
         "cheapest": str(result.cheapest),
         "sensitivity": [
             {
                 "parameter": str(row.parameter),
                 "value": str(row.value),
-                "label": text(row.label),
+                "label": render(row.label),
                 "totals": _totals(row.totals),
                 "break_even_month": _break_even(row.break_even),
             }
@@ -120,15 +141,14 @@ def tco_to_dict(result: TcoResult) -> dict[str, Any]:
         "assumptions": [
             {
                 "name": item.name,
-                "label": text(item.label),
+                "label": render(item.label),
                 "value": format(item.value.normalize(), "f"),
-                "unit": item.unit,
-                "source": item.source,
+                **assumption_words(item, result.currency, render),
                 "overridden": item.overridden,
             }
             for item in result.assumptions
         ],
-        "explanations": [text(message) for message in result.explanations],
+        "explanations": [render(message) for message in result.explanations],
         "managed_offer": managed_offer_to_dict(result.managed_offer, result.horizon_months),
     }
 
@@ -257,14 +277,16 @@ def _memory(breakdown: MemoryBreakdown) -> dict[str, float]:
     }
 
 
-def explanations_to_list(explanations: Sequence[Explanation]) -> list[dict[str, str]]:
+def explanations_to_list(
+    explanations: Sequence[Explanation], render: Render = text
+) -> list[dict[str, str]]:
     return [
-        {"key": item.key, "text": text(item.message), "source": item.source}
+        {"key": item.key, "text": render(item.message), "source": item.source}
         for item in explanations
     ]
 
 
-def sizing_to_dict(sizing: Sizing) -> dict[str, Any]:
+def sizing_to_dict(sizing: Sizing, *, render: Render = text) -> dict[str, Any]:
     interconnect = sizing.interconnect
     return {
         "memory_gb": _memory(sizing.memory_gb),
@@ -295,7 +317,7 @@ def sizing_to_dict(sizing: Sizing) -> dict[str, Any]:
         else {"fabric": interconnect.fabric, "gbps_per_gpu": interconnect.gbps_per_gpu},
         "large_project": sizing.large_project,
         "model_sharded": sizing.model_sharded,
-        "explanations": explanations_to_list(sizing.explanations),
+        "explanations": explanations_to_list(sizing.explanations, render),
     }
 
 
@@ -318,7 +340,7 @@ def model_entry_to_dict(entry: ModelEntry) -> dict[str, Any]:
 # --- What an option delivers --------------------------------------------------------------------
 
 
-def performance_to_dict(performance: Performance) -> dict[str, Any]:
+def performance_to_dict(performance: Performance, *, render: Render = text) -> dict[str, Any]:
     """Per-user decode speed and time to first token, images/s, training time against the
     deadline and the software stack of an option; ``lines`` are the short answers to show."""
     serving, images, training, software = (
@@ -366,12 +388,12 @@ def performance_to_dict(performance: Performance) -> dict[str, Any]:
         else {
             "vendor": software.vendor,
             "platform": software.platform,
-            "statement": text(software.statement),
+            "statement": render(software.statement),
             "sources": list(software.sources),
             "seen_on": software.seen_on.isoformat(),
         },
-        "lines": [text(line) for line in performance.lines],
-        "explanations": explanations_to_list(performance.explanations),
+        "lines": [render(line) for line in performance.lines],
+        "explanations": explanations_to_list(performance.explanations, render),
     }
 
 
@@ -382,6 +404,8 @@ def option_to_dict(
     option: Option,
     price_ages: Mapping[str, Any] | None = None,
     performance: Mapping[Tier, Performance] | None = None,
+    *,
+    render: Render = text,
 ) -> dict[str, Any]:
     """``price_ages``: SKU -> (observed_on, stale), to date each price and flag stale ones.
     ``performance``: what each tier delivers; given, the option gets a ``performance`` object
@@ -433,15 +457,15 @@ def option_to_dict(
                 "rule": check.rule,
                 "passed": check.passed,
                 "warning": check.warning,
-                "detail": text(check.detail),
+                "detail": render(check.detail),
             }
             for check in option.checks
         ],
-        "notes": [text(note) for note in option.notes],
+        "notes": [render(note) for note in option.notes],
     }
     if performance is not None:
         found = performance.get(option.tier)
-        body["performance"] = None if found is None else performance_to_dict(found)
+        body["performance"] = None if found is None else performance_to_dict(found, render=render)
     return body
 
 
@@ -449,11 +473,16 @@ def build_to_dict(
     result: BuildResult,
     price_ages: Mapping[str, Any] | None = None,
     performance: Mapping[Tier, Performance] | None = None,
+    *,
+    render: Render = text,
 ) -> dict[str, Any]:
     return {
-        "options": [option_to_dict(option, price_ages, performance) for option in result.options],
-        "unmet": [text(message) for message in result.unmet],
-        "notes": [text(message) for message in result.notes],
+        "options": [
+            option_to_dict(option, price_ages, performance, render=render)
+            for option in result.options
+        ],
+        "unmet": [render(message) for message in result.unmet],
+        "notes": [render(message) for message in result.notes],
         "budget_needed": amount(result.budget_needed),
     }
 
@@ -461,12 +490,13 @@ def build_to_dict(
 # --- A whole advice result ---------------------------------------------------------------------
 
 
-def _defaults(assumptions: Sequence[Assumption]) -> dict[str, dict[str, str]]:
+def _defaults(
+    assumptions: Sequence[Assumption], currency: str, render: Render
+) -> dict[str, dict[str, str]]:
     return {
         item.name: {
             "value": format(item.value.normalize(), "f"),
-            "unit": item.unit,
-            "source": item.source,
+            **assumption_words(item, currency, render),
         }
         for item in assumptions
     }
@@ -477,21 +507,24 @@ def job_dict(result: AdviceResult) -> dict[str, Any]:
     return {"job": job_to_dict(result.job)}
 
 
-def result_to_dict(result: AdviceResult) -> dict[str, Any]:
+def result_to_dict(result: AdviceResult, *, render: Render = localized_text) -> dict[str, Any]:
     """An advice result in the active language: what the result page and the checklist PDF show,
-    rendered when they are (the stored result holds no words)."""
+    rendered when they are (the stored result holds no words), numbers written the reader's
+    way."""
+    tco = result.tco
     return {
-        "sizing": sizing_to_dict(result.sizing),
-        "build": build_to_dict(result.build, result.price_ages),
-        "tco": None if result.tco is None else tco_to_dict(result.tco) | job_dict(result),
+        "sizing": sizing_to_dict(result.sizing, render=render),
+        "build": build_to_dict(result.build, result.price_ages, render=render),
+        "tco": None if tco is None else tco_to_dict(tco, render=render) | job_dict(result),
         "on_recommended": None
         if result.on_recommended is None
-        else sizing_to_dict(result.on_recommended),
+        else sizing_to_dict(result.on_recommended, render=render),
         "on_workstation": None
         if result.on_workstation is None
-        else sizing_to_dict(result.on_workstation),
-        "defaults": _defaults(result.defaults),
+        else sizing_to_dict(result.on_workstation, render=render),
+        "defaults": _defaults(result.defaults, result.inputs.currency, render),
         "performance": {
-            str(tier): performance_to_dict(found) for tier, found in result.performance.items()
+            str(tier): performance_to_dict(found, render=render)
+            for tier, found in result.performance.items()
         },
     }

@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Cast
 from django.db.models.lookups import Regex
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import Country, CountryField
@@ -94,7 +94,7 @@ class RegionAssumption(models.Model):
         try:
             assumption_validate(self.name, self.value, "EUR")
         except AssumptionError as exc:
-            raise ValidationError({"value": exc.message.render(gettext)}) from exc
+            raise ValidationError({"value": exc.message.render(gettext, ngettext)}) from exc
 
 
 def result_token_new() -> str:

@@ -11,13 +11,14 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from stdnum import iban
 from stdnum.fr import siren, siret
 
 from engine.numbering import display_number
 from engine.pricing import QuoteTotals
 from gpuquote.core.formatting import money_format
+from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteRevision
 from quotes.pdf import charts
 from quotes.pdf.render import render_pdf
@@ -41,7 +42,12 @@ def _chart(tco: dict[str, Any] | None, currency: str) -> str:
     return charts.cumulative_cost_svg(
         tco,
         text=charts.ChartText(
-            title=gettext("Cumulative cost per month over %(years)s years") % {"years": years},
+            title=ngettext(
+                "Cumulative cost per month over %(years)s year",
+                "Cumulative cost per month over %(years)s years",
+                years,
+            )
+            % {"years": years},
             description=totals,
             series=labels,
             month_axis=gettext("Month"),
@@ -89,7 +95,7 @@ def quote_document_context(
         "rows": rows,
         "totals": totals,
         "currency": quote.currency,
-        "vat_note": totals.vat_note.render(gettext) if totals.vat_note else "",
+        "vat_note": localized_text(totals.vat_note) if totals.vat_note else "",
         "vat_rate_pct": totals.vat_rate_pct,
         "has_discount": totals.contract.gross.amount > totals.contract.net.amount,
         "snapshot": snapshot,

@@ -28,7 +28,7 @@ from engine.rules import rule_get
 from engine.workflow import Role, allowed_actions
 from gpuquote.core.roles import user_role
 from quotes.advice.answer import answer_context
-from quotes.advice.presenters import MARKET_LABELS, option_to_dict, text
+from quotes.advice.presenters import MARKET_LABELS, localized_text, option_to_dict, text
 from quotes.models import Quote, QuoteRequest
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.sales import services
@@ -200,7 +200,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
     try:
         context |= quote_document_context(quote=quote, revision=revision)
     except PricingError as error:
-        context["pricing_error"] = error.message.render(gettext)
+        context["pricing_error"] = localized_text(error.message)
         context["display_number"] = display_number(quote.number, revision.index)
         context["rows"] = [{"line": line} for line in revision.lines.all()]
     actions: tuple[str, ...] = ()
@@ -297,14 +297,14 @@ def _review_context(quote: Quote) -> dict[str, Any] | None:
         "passed": review.passed,
         "with_workload": review.with_workload,
         "servers": review.configuration.servers if review.configuration else None,
-        "problems": [message.render(gettext) for message in review.problems],
+        "problems": [localized_text(message) for message in review.problems],
         "checks": [
             {
                 "rule": check.rule,
-                "title": rule_get(check.rule).title.render(gettext),
+                "title": localized_text(rule_get(check.rule).title),
                 "passed": check.passed,
                 "warning": check.warning,
-                "detail": check.detail.render(gettext),
+                "detail": localized_text(check.detail),
             }
             for check in review.checks
         ],
@@ -504,7 +504,7 @@ def quote_pdf(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             document = quote_pdf_render(quote=quote, revision=revision)
         except PricingError as error:
-            messages.error(request, error.message.render(gettext))
+            messages.error(request, localized_text(error.message))
             return redirect("wizard:staff:detail", pk=pk)
     response = HttpResponse(document, content_type="application/pdf")
     disposition = "attachment" if request.GET.get("download") else "inline"

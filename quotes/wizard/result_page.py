@@ -323,8 +323,10 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
             "Buying becomes cheaper than managed hosting from month %(month)s."
         ) % {"month": break_even["vs_managed"]}
     else:
-        be_sentence = gettext(
-            "Buying does not become cheaper than managed hosting within %(years)s years."
+        be_sentence = ngettext(
+            "Buying does not become cheaper than managed hosting within %(years)s year.",
+            "Buying does not become cheaper than managed hosting within %(years)s years.",
+            years,
         ) % {"years": years}
     if break_even.get("vs_cloud"):
         be_sentence += " " + gettext("It becomes cheaper than cloud GPUs from month %(month)s.") % {
@@ -336,7 +338,12 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         if name in charts.SERIES
     )
     words = charts.ChartText(
-        title=gettext("Cumulative cost per month over %(years)s years") % {"years": years},
+        title=ngettext(
+            "Cumulative cost per month over %(years)s year",
+            "Cumulative cost per month over %(years)s years",
+            years,
+        )
+        % {"years": years},
         description=f"{totals_sentence}. {be_sentence}",
         series={name: str(OPTION_SHORT_LABELS[name]) for name in charts.SERIES},
         month_axis=gettext("Month"),

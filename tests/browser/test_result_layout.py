@@ -68,6 +68,24 @@ def test_the_answer_is_in_the_first_screen_and_the_page_stays_short(
     assert found["chartFontPx"] >= 11, found  # chart labels readable at this width
 
 
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_the_french_page_keeps_the_same_shape(new_page, shoot, viewport):
+    """French runs longer than English: the answer still comes first and the page stays within
+    the same number of screens (and it is the README's French screenshot)."""
+    width, height, screens = VIEWPORTS[viewport]
+    page = new_page("fr", width=width, height=height)
+    walk(page, CASES["fine_tuning"], "fr")
+
+    found = _measure(page)
+    path = shoot(page, f"layout-{viewport}-fine_tuning-fr")
+    name = "result-fr.png" if viewport == "desktop" else "result-phone-fr.png"
+    publish_screenshot(path, name, max_height=2600 if viewport == "phone" else 2200)
+    assert found["width"] <= found["viewport"], found
+    assert found["priceBottom"] is not None
+    assert found["priceBottom"] <= height, found
+    assert found["height"] <= screens * height, found
+
+
 def test_no_quote_page_is_wider_than_a_phone(new_page, shoot, django_user_model):
     call_command("setup_roles", stdout=StringIO())
     rep = _user(django_user_model, "rep", services.REP_GROUP)

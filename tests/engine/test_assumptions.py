@@ -1,6 +1,7 @@
 """The TCO defaults: one place, per region, each value with unit, source and label."""
 
 from decimal import Decimal
+from types import MappingProxyType
 
 import pytest
 
@@ -126,7 +127,9 @@ def test_money_published_in_another_currency_is_converted_at_the_stated_rate():
 
     # 0.172 EUR x 1.0824 USD/EUR = 0.1861728 USD
     assert fr_usd.value("electricity_price_per_kwh") == Decimal("0.1861728")
-    assert "1.0824 USD/EUR" in fr_usd["electricity_price_per_kwh"].source
+    conversion = fr_usd["electricity_price_per_kwh"].conversion
+    assert conversion is not None
+    assert conversion.render() == "published in EUR, converted at 1.0824 USD/EUR"
     # 0.13 USD / 1.0824 = 0.12010347...
     assert us_eur.value("electricity_price_per_kwh").quantize(Decimal("0.00000001")) == Decimal(
         "0.12010347"
@@ -139,7 +142,16 @@ def test_money_published_in_another_currency_is_converted_at_the_stated_rate():
     assert gb_usd.value("electricity_price_per_kwh").quantize(Decimal("0.00000001")) == Decimal(
         "0.26554355"
     )
-    assert "0.84662 GBP/EUR" in gb_usd["electricity_price_per_kwh"].source
+    conversion = gb_usd["electricity_price_per_kwh"].conversion
+    assert conversion is not None
+    assert conversion.render() == (
+        "published in GBP, converted at 0.84662 GBP/EUR and 1.0824 USD/EUR"
+    )
+    assert us_eur["electricity_price_per_kwh"].conversion == Message(
+        "published in %(published)s, converted at %(rate)s %(published)s/EUR",
+        MappingProxyType({"published": "USD", "rate": Decimal("1.0824")}),
+    )
+    assert gb_eur["pue"].conversion is None  # not money
 
 
 def test_overriding_an_exchange_rate_reconverts_the_converted_defaults():

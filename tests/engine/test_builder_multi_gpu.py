@@ -77,7 +77,7 @@ def test_training_on_eight_h100_sxm_picks_the_hgx_chassis():
         "NVSwitch links the 8 GPUs at 900 GB/s each."
     )
     assert check(option, rules.POWER).detail.render() == (
-        "7842 W at full load per server, 9803 W sized (x1.25, with 0 growth GPUs), within the "
+        "7842 W at full load per server, 9803 W sized (×1.25, with 0 growth GPUs), within the "
         "10200 W allowed by 4 usable supplies of 3000 W and the chassis maximum of 10200 W."
     )
 

@@ -349,8 +349,7 @@ def test_an_odd_number_of_data_drives_fails_in_production_only():
 
     assert [c.rule for c in production if not c.passed] == [rules.STORAGE_NVME]
     assert check(production, rules.STORAGE_NVME).detail.render() == (
-        "3 data drive(s): production mirrors its data (RAID 1/10), so an even number of at least "
-        "two."
+        "3 data drives: production mirrors its data (RAID 1/10), so an even number of at least two."
     )
     assert all(c.passed for c in experiment)
     # 3 x 7,680 GB raw; mirrored, half of it
@@ -430,18 +429,18 @@ def test_a_spare_server_adds_one_server_and_the_availability_check_states_it():
     # service is down only when both are: 1 - (33.6 / 8,760)^2 = 99.9985 %, 99.999 to 0.001
     assert check(alone, rules.AVAILABILITY).detail.render() == (
         "No spare server, as the service need not run around the clock: expected availability "
-        "99.616 % (all 1 server(s) up)."
+        "99.616 % (1 server up)."
     )
     availability = check(spared, rules.AVAILABILITY)
     assert (availability.passed, availability.warning) == (True, False)
     assert availability.detail.render() == (
-        "1 server(s) carry the load and 1 spare takes over when one fails: expected availability "
+        "1 server carries the load and 1 spare takes over when it fails: expected availability "
         "99.999 % (one server alone: 99.616 %). Redundant power supplies and mirrored system "
         "disks keep each server up through their own faults."
     )
     # The GPU count is judged on the working server, not the spare
     assert check(spared, rules.GPU_COUNT).detail.render() == (
-        "1 x 1 = 1 GPUs cover the 1 L40S GPUs the job needs."
+        "1 x 1 = 1 GPUs cover the 1 L40S GPU the job needs."
     )
 
 
@@ -452,7 +451,7 @@ def test_a_service_asking_for_a_spare_fails_availability_on_one_server():
 
     assert [c.rule for c in checks if not c.passed] == [rules.AVAILABILITY]
     assert check(checks, rules.AVAILABILITY).detail.render() == (
-        "The service must stay up, but 1 server(s) leave no spare: add one so that the service "
+        "The service must stay up, but 1 server leaves no spare: add one so that the service "
         "survives a server failing."
     )
 

@@ -129,7 +129,7 @@ def test_power_counts_every_part_with_the_margin_and_without_the_spare_supply():
 
     assert production.passed is False
     assert production.detail.render() == (
-        "2153 W at full load per server, 2692 W sized (x1.25, with 0 growth GPUs), more than the "
+        "2153 W at full load per server, 2692 W sized (×1.25, with 0 growth GPUs), more than the "
         "2400 W allowed by 1 usable supplies of 2400 W and the chassis maximum of 4800 W."
     )
     assert experiment.passed is True  # both supplies count: 4,800 W

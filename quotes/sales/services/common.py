@@ -38,6 +38,7 @@ from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.roles import user_role
+from quotes.advice.presenters import localized_text
 from quotes.models import (
     LineKindChoices,
     Quote,
@@ -63,7 +64,7 @@ NOTIFY_QUOTE_REQUEST_TASK = "quotes.notify_quote_request"  # queued by the wizar
 
 
 def refused(error: TransitionError | PricingError) -> ValidationError:
-    return ValidationError(error.message.render(gettext))
+    return ValidationError(localized_text(error.message))
 
 
 @dataclass(frozen=True, slots=True)

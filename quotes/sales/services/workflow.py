@@ -25,6 +25,7 @@ from engine.workflow import (
 )
 from gpuquote.core.outbox import outbox_job_enqueue
 from gpuquote.core.roles import user_role
+from quotes.advice.presenters import localized_text
 from quotes.models import (
     Quote,
     QuoteEventKind,
@@ -95,7 +96,7 @@ def _failed_checks(quote: Quote, lines: list[QuoteLine], *, acknowledged: bool) 
     review = quote_server_review_get(quote=quote, lines=lines)
     if review is None or review.passed:
         return []
-    failures = [message.render(gettext) for message in review.failures]
+    failures = [localized_text(message) for message in review.failures]
     if not acknowledged:
         raise ValidationError(
             [

@@ -18,6 +18,7 @@ from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from engine.workload import WorkloadError
 from gpuquote.core.ratelimit import rate_limited
+from quotes.advice.presenters import localized_text
 from quotes.advice.result import AdviceResult
 from quotes.advice.selectors import catalog_gpu_choices_get, catalog_gpus_get
 from quotes.advice.store import inputs_from_json, result_from_json
@@ -93,7 +94,7 @@ def result_reprice(request: HttpRequest, token: str) -> HttpResponse:
         try:
             fresh = wizard_result_create(answers=answers, inputs=inputs, language=active_language())
         except (AssumptionError, TcoInputError) as exc:
-            form.add_error(None, exc.message.render(gettext))
+            form.add_error(None, localized_text(exc.message))
         except WorkloadError:
             # The stored answers passed under earlier rules, not today's: the wizard asks again.
             form.add_error(None, gettext("Your answers need checking: change them in the wizard."))

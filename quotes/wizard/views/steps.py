@@ -16,13 +16,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from gpuquote.core.ratelimit import rate_limited
 from quotes.advice.inputs import utilization_pct_for_uptime
+from quotes.advice.presenters import assumption_words, localized_text
 from quotes.advice.result import AdviceInputs
 from quotes.advice.selectors import assumptions_get
 from quotes.wizard.forms import (
@@ -170,7 +170,7 @@ def _done(request: HttpRequest) -> HttpResponse:
     except (AssumptionError, TcoInputError) as exc:
         form = forms["deployment"]
         field = {"electricity_price_per_kwh": "electricity_price"}.get(exc.field, exc.field)
-        form.add_error(field if field in form.fields else None, exc.message.render(gettext))
+        form.add_error(field if field in form.fields else None, localized_text(exc.message))
         return _render_step(request, "deployment", form, stored)
     return redirect("wizard:result", token=result.token)
 
@@ -227,9 +227,8 @@ def _region_defaults() -> list[dict[str, Any]]:
                 "pue": eur.value("pue"),
                 "carbon": eur.value("grid_carbon_kg_per_kwh"),
                 "sources": [
-                    eur["electricity_price_per_kwh"].source,
-                    eur["pue"].source,
-                    eur["grid_carbon_kg_per_kwh"].source,
+                    assumption_words(eur[name], "EUR", localized_text)["source"]
+                    for name in ("electricity_price_per_kwh", "pue", "grid_carbon_kg_per_kwh")
                 ],
             }
         )

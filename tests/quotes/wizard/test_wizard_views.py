@@ -16,6 +16,7 @@ from gpuquote.core.formatting import money_format
 from quotes.advice.presenters import (
     build_to_dict,
     job_to_dict,
+    localized_text,
     result_to_dict,
     sizing_to_dict,
     tco_to_dict,
@@ -230,9 +231,14 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
     assert "by_language" not in raw
     with translation.override("fr"):
         french = result_to_dict(stored)
-        assert french["tco"] == tco_to_dict(tco) | {"job": job_to_dict(stored.job)}
-        assert french["sizing"] == sizing_to_dict(advice.sizing)
-        assert french["build"] == build_to_dict(advice.build, price_ages_get(currency="EUR"))
+        # The page's words: numbers written the French way ("24,6"), as a page shows them.
+        assert french["tco"] == tco_to_dict(tco, render=localized_text) | {
+            "job": job_to_dict(stored.job)
+        }
+        assert french["sizing"] == sizing_to_dict(advice.sizing, render=localized_text)
+        assert french["build"] == build_to_dict(
+            advice.build, price_ages_get(currency="EUR"), render=localized_text
+        )
     assert french["sizing"]["explanations"][0]["text"] not in raw
 
     page = client.get(response["Location"])
