@@ -18,7 +18,8 @@ Conventions
   dated public price gets no default: the cloud is then left out of the comparison until the
   value is set by override. The managed-hosting fee per GPU has no default: when set, it
   overrides the provider's computed fee (``engine.tco.hosting``).
-- ``source`` is a citation (titles, URLs, dates), kept verbatim and not translated; ``label``
+- ``source`` is the citation in English, marked for translation (``gettext_noop`` in
+  ``facts``): the shell shows it translated, titles, URLs and dates kept as published; ``label``
   is the user-facing wording and is a translatable ``Message``, and so are the unit
   (``unit_message``; ``unit`` keeps its English words) and the note of a currency conversion
   (``conversion``), which the shell shows after the citation.

@@ -1,5 +1,9 @@
 """Sourced figures as records: one ``Fact`` per default, with the currency it was published in
 and its citation. Exchange rates, per-region and common defaults.
+
+Each source is one English literal marked with ``gettext_noop`` (never built by concatenation,
+which ``makemessages`` cannot extract), so a French reader gets it translated: GPUQuote's own
+words in French, the titles, codes and figures it cites as published.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from types import MappingProxyType
 
+from ..i18n import gettext_noop
 from ..money import round_money
 
 ZERO = Decimal(0)
@@ -42,27 +47,36 @@ RATES: Mapping[str, Fact] = MappingProxyType(
     {
         "usd_per_eur": _f(
             "1.0824",
-            "ECB euro reference exchange rate, 2024 annual average, series EXR.A.USD.EUR.SP00.A "
-            "(https://data.ecb.europa.eu/data/datasets/EXR)",
+            gettext_noop(
+                "ECB euro reference exchange rate, 2024 annual average, series "
+                "EXR.A.USD.EUR.SP00.A (https://data.ecb.europa.eu/data/datasets/EXR)"
+            ),
         ),
         "gbp_per_eur": _f(
             "0.84662",
-            "ECB euro reference exchange rate, 2024 annual average, series EXR.A.GBP.EUR.SP00.A "
-            "(https://data.ecb.europa.eu/data/datasets/EXR)",
+            gettext_noop(
+                "ECB euro reference exchange rate, 2024 annual average, series "
+                "EXR.A.GBP.EUR.SP00.A (https://data.ecb.europa.eu/data/datasets/EXR)"
+            ),
         ),
     }
 )
 
-_CBRE = (
-    "CBRE, North America Data Center Trends H2 2024 (26 Feb 2025): average monthly asking "
-    "rate 184.06 USD per kW for a 250-500 kW requirement in primary markets "
-    "(https://www.cbre.com/insights/reports/north-america-data-center-trends-h2-2024)"
+_CBRE = gettext_noop(
+    "CBRE, North America Data Center Trends H2 2024 (26 Feb 2025): average monthly asking rate "
+    "184.06 USD per kW for a 250-500 kW requirement in primary markets (https://www.cbre.com/"
+    "insights/reports/north-america-data-center-trends-h2-2024)"
 )
-_CBRE_ELSEWHERE = _CBRE + "; no comparable published European rate found, North American rate used"
+_CBRE_ELSEWHERE = gettext_noop(
+    "CBRE, North America Data Center Trends H2 2024 (26 Feb 2025): average monthly asking rate "
+    "184.06 USD per kW for a 250-500 kW requirement in primary markets (https://www.cbre.com/"
+    "insights/reports/north-america-data-center-trends-h2-2024); no comparable published European "
+    "rate found, North American rate used"
+)
 
-_UPTIME = (
-    "Uptime Institute Global Data Center Survey 2024: average annual PUE 1.56 "
-    "(1.58 in 2023); used for every region"
+_UPTIME = gettext_noop(
+    "Uptime Institute Global Data Center Survey 2024: average annual PUE 1.56 (1.58 in 2023); used "
+    "for every region"
 )
 
 REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
@@ -71,24 +85,32 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
             {
                 "electricity_price_per_kwh": _f(
                     "0.172",
-                    "SDES (French ministry statistics, compiler of France's Eurostat "
-                    "non-household series nrg_pc_205), 'Prix du gaz et de l'électricité au "
-                    "premier semestre 2024': businesses paid 172 EUR/MWh on average excl. VAT, "
-                    "H1 2024 (https://www.statistiques.developpement-durable.gouv.fr/"
-                    "prix-du-gaz-et-de-lelectricite-au-premier-semestre-2024)",
+                    gettext_noop(
+                        "SDES (French ministry statistics, compiler of France's Eurostat "
+                        "non-household series nrg_pc_205), 'Prix du gaz et de l'électricité au "
+                        "premier semestre 2024': businesses paid 172 EUR/MWh on average excl. VAT, "
+                        "H1 2024 (https://www.statistiques.developpement-durable.gouv.fr/"
+                        "prix-du-gaz-et-de-lelectricite-au-premier-semestre-2024)"
+                    ),
                     "EUR",
                 ),
                 "grid_carbon_kg_per_kwh": _f(
                     "0.032",
-                    "RTE, Bilan électrique 2023: carbon intensity of French electricity "
-                    "production 32 gCO2eq/kWh in 2023 (https://analysesetdonnees.rte-france.com)",
+                    gettext_noop(
+                        "RTE, Bilan électrique 2023: carbon intensity of French electricity "
+                        "production 32 gCO2eq/kWh in 2023 (https://"
+                        "analysesetdonnees.rte-france.com)"
+                    ),
                 ),
                 "staff_cost_per_year": _f(
                     round_money(Decimal(51000) / (ONE - Decimal("0.322"))),
-                    "APEC 2022 salary study: median gross pay (fixed + variable) 51,000 EUR in "
-                    "'Infrastructures et systèmes d'information' (reported by silicon.fr, Nov "
-                    "2022); employer non-wage costs 32.2% of French labour costs (Eurostat "
-                    "lc_lci_lev, 2024): 51,000 / (1 - 0.322)",
+                    gettext_noop(
+                        # xgettext:no-python-format
+                        "APEC 2022 salary study: median gross pay (fixed + variable) 51,000 EUR in "
+                        "'Infrastructures et systèmes d'information' (reported by silicon.fr, Nov "
+                        "2022); employer non-wage costs 32.2% of French labour costs (Eurostat "
+                        "lc_lci_lev, 2024): 51,000 / (1 - 0.322)"
+                    ),
                     "EUR",
                 ),
                 "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
@@ -98,23 +120,29 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
             {
                 "electricity_price_per_kwh": _f(
                     "0.2001",
-                    "Eurostat nrg_pc_205, non-household consumers, band IC (500-1,999 MWh/yr), "
-                    "H2 2024, excl. VAT and recoverable taxes: 20.01 ct/kWh (as reported by "
-                    "Statista, https://de.statista.com/statistik/daten/studie/160309/)",
+                    gettext_noop(
+                        "Eurostat nrg_pc_205, non-household consumers, band IC (500-1,999 MWh/yr), "
+                        "H2 2024, excl. VAT and recoverable taxes: 20.01 ct/kWh (as reported by "
+                        "Statista, https://de.statista.com/statistik/daten/studie/160309/)"
+                    ),
                     "EUR",
                 ),
                 "grid_carbon_kg_per_kwh": _f(
                     "0.380",
-                    "Umweltbundesamt, CO2 emission factor of the German electricity mix, 2023 "
-                    "estimate: 380 g/kWh (as reported by Statista, "
-                    "https://de.statista.com/statistik/daten/studie/38897/)",
+                    gettext_noop(
+                        "Umweltbundesamt, CO2 emission factor of the German electricity mix, 2023 "
+                        "estimate: 380 g/kWh (as reported by Statista, https://de.statista.com/"
+                        "statistik/daten/studie/38897/)"
+                    ),
                 ),
                 "staff_cost_per_year": _f(
                     round_money(Decimal(5331) * 12 * Decimal("1.27")),
-                    "Bundesagentur für Arbeit, Entgeltatlas 2024: median gross pay of IT "
-                    "administrators 5,331 EUR/month (reported by heise, 2025); employers pay 27 "
-                    "EUR of non-wage costs per 100 EUR of gross earnings (Destatis, 2019): "
-                    "5,331 x 12 x 1.27",
+                    gettext_noop(
+                        "Bundesagentur für Arbeit, Entgeltatlas 2024: median gross pay of IT "
+                        "administrators 5,331 EUR/month (reported by heise, 2025); employers pay "
+                        "27 EUR of non-wage costs per 100 EUR of gross earnings (Destatis, 2019): "
+                        "5,331 x 12 x 1.27"
+                    ),
                     "EUR",
                 ),
                 "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
@@ -124,23 +152,30 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
             {
                 "electricity_price_per_kwh": _f(
                     "0.13",
-                    "EIA Electric Power Monthly: US commercial-sector average retail price "
-                    "12.52 ct/kWh (March 2023) to 13.10 ct/kWh (October 2023), rounded to 13 ct "
-                    "(https://www.eia.gov/electricity/monthly/)",
+                    gettext_noop(
+                        "EIA Electric Power Monthly: US commercial-sector average retail price "
+                        "12.52 ct/kWh (March 2023) to 13.10 ct/kWh (October 2023), rounded to 13 "
+                        "ct (https://www.eia.gov/electricity/monthly/)"
+                    ),
                     "USD",
                 ),
                 "grid_carbon_kg_per_kwh": _f(
                     Decimal("0.86") * Decimal("0.45359237"),
-                    "EIA FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. "
-                    "electricity generation?': 0.86 lb CO2/kWh in 2022, x 0.45359237 kg/lb "
-                    "(https://www.eia.gov/tools/faqs/faq.php?id=74)",
+                    gettext_noop(
+                        "EIA FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. "
+                        "electricity generation?': 0.86 lb CO2/kWh in 2022, x 0.45359237 kg/lb "
+                        "(https://www.eia.gov/tools/faqs/faq.php?id=74)"
+                    ),
                 ),
                 "staff_cost_per_year": _f(
                     round_money(Decimal(96800) / Decimal("0.705")),
-                    "BLS OEWS May 2024: median annual wage 96,800 USD for network and computer "
-                    "systems administrators (15-1244); wages are 70.5% of private-industry "
-                    "compensation (BLS Employer Costs for Employee Compensation, Dec 2024): "
-                    "96,800 / 0.705",
+                    gettext_noop(
+                        # xgettext:no-python-format
+                        "BLS OEWS May 2024: median annual wage 96,800 USD for network and computer "
+                        "systems administrators (15-1244); wages are 70.5% of private-industry "
+                        "compensation (BLS Employer Costs for Employee Compensation, Dec 2024): "
+                        "96,800 / 0.705"
+                    ),
                     "USD",
                 ),
                 "colocation_per_kw_month": _f("184.06", _CBRE, "USD"),
@@ -150,24 +185,31 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
             {
                 "electricity_price_per_kwh": _f(
                     "0.2077",
-                    "AquaSwitch, 2024 average one-year fixed business electricity rate for "
-                    "100,000+ kWh/yr: 20.77 p/kWh excl. VAT "
-                    "(https://www.aquaswitch.co.uk/business-electricity-prices/); broker data, "
-                    "the DESNZ non-domestic series was not available to us",
+                    gettext_noop(
+                        "AquaSwitch, 2024 average one-year fixed business electricity rate for "
+                        "100,000+ kWh/yr: 20.77 p/kWh excl. VAT (https://www.aquaswitch.co.uk/"
+                        "business-electricity-prices/); broker data, the DESNZ non-domestic series "
+                        "was not available to us"
+                    ),
                     "GBP",
                 ),
                 "grid_carbon_kg_per_kwh": _f(
                     "0.20705",
-                    "DESNZ, UK Government GHG conversion factors for company reporting 2024: "
-                    "UK electricity generated 0.20705 kg CO2e/kWh",
+                    gettext_noop(
+                        "DESNZ, UK Government GHG conversion factors for company reporting 2024: "
+                        "UK electricity generated 0.20705 kg CO2e/kWh"
+                    ),
                 ),
                 "staff_cost_per_year": _f(
                     Decimal("50670") + Decimal("0.15") * (Decimal("50670") - Decimal("5000")),
-                    "WageIndicator UK 2025: most systems administrators earn 2,527-5,918 "
-                    "GBP/month (midpoint 4,222.50 x 12 = 50,670 GBP/yr) "
-                    "(https://wageindicator.co.uk/career/role-pay/systems-administrators); plus "
-                    "employer National Insurance of 15% above 5,000 GBP (HMRC, from 6 April "
-                    "2025)",
+                    gettext_noop(
+                        # xgettext:no-python-format
+                        "WageIndicator UK 2025: most systems administrators earn 2,527-5,918 "
+                        "GBP/month (midpoint 4,222.50 x 12 = 50,670 GBP/yr) (https://"
+                        "wageindicator.co.uk/career/role-pay/systems-administrators); plus "
+                        "employer National Insurance of 15% above 5,000 GBP (HMRC, from 6 April "
+                        "2025)"
+                    ),
                     "GBP",
                 ),
                 "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
@@ -181,124 +223,174 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
         "pue": _f("1.56", _UPTIME),
         "idle_power_fraction": _f(
             "0.25",
-            "GPUQuote estimate: no public measurement of a whole GPU node's idle draw found; "
-            "GPUs idle far below their rating while CPUs, memory, fans and NICs keep drawing. "
-            "For scale: an 8-GPU H100 node peaked at 8.4 kW of its 10.2 kW rating (Latif et al., "
-            "IEEE Access 13, 2025)",
+            gettext_noop(
+                "GPUQuote estimate: no public measurement of a whole GPU node's idle draw found; "
+                "GPUs idle far below their rating while CPUs, memory, fans and NICs keep drawing. "
+                "For scale: an 8-GPU H100 node peaked at 8.4 kW of its 10.2 kW rating (Latif et "
+                "al., IEEE Access 13, 2025)"
+            ),
         ),
         "staff_fte_per_server": _f(
             "0.05",
-            "META Group (2002): 10 to 20 application servers per systems administrator; "
-            "GPUQuote takes 20 servers per engineer",
+            gettext_noop(
+                "META Group (2002): 10 to 20 application servers per systems administrator; "
+                "GPUQuote takes 20 servers per engineer"
+            ),
         ),
         "managed_staff_fte_per_server": _f(
             "0.02",
-            "GPUQuote decision: the host runs power, cooling, parts and OS/driver upkeep; "
-            "the customer keeps the application-level work, taken as 40% of the on-premises "
-            "effort (0.05 x 0.4). Also applied to cloud GPUs",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote decision: the host runs power, cooling, parts and OS/driver upkeep; the "
+                "customer keeps the application-level work, taken as 40% of the on-premises effort "
+                "(0.05 x 0.4). Also applied to cloud GPUs"
+            ),
         ),
         "installation_cost": _f(
             "0",
-            "Not included by default: integration is often bundled in the server price; enter "
-            "your integrator's quote",
+            gettext_noop(
+                "Not included by default: integration is often bundled in the server price; enter "
+                "your integrator's quote"
+            ),
             "EUR",
         ),
         "support_pct_per_year": _f(
             "0.10",
-            "Hardware maintenance contracts cost 10-12% of the purchase price a year "
-            "(Library Technology Reports, https://librarytechnology.org/document/7428) and "
-            "10-30% (TechTarget, 'How to make the most of hardware service contracts'); "
-            "GPUQuote takes the low end",
+            gettext_noop(
+                # xgettext:no-python-format
+                "Hardware maintenance contracts cost 10-12% of the purchase price a year (Library "
+                "Technology Reports, https://librarytechnology.org/document/7428) and 10-30% "
+                "(TechTarget, 'How to make the most of hardware service contracts'); GPUQuote "
+                "takes the low end"
+            ),
         ),
         "spares_pct_per_year": _f(
             "0",
-            "Not included by default: parts replacement is covered by the support contract; "
-            "set it if you keep your own spares",
+            gettext_noop(
+                "Not included by default: parts replacement is covered by the support contract; "
+                "set it if you keep your own spares"
+            ),
         ),
         "insurance_pct_per_year": _f(
             "0",
-            "Not included by default: no public benchmark found; enter your insurer's rate",
+            gettext_noop(
+                "Not included by default: no public benchmark found; enter your insurer's rate"
+            ),
         ),
         "network_per_server_month": _f(
             "0",
-            "Not included by default: uplink, cross-connects and transit depend on the "
-            "colocation contract",
+            gettext_noop(
+                "Not included by default: uplink, cross-connects and transit depend on the "
+                "colocation contract"
+            ),
             "EUR",
         ),
         "software_per_gpu_year": _f(
             "0",
-            "Open-source stack by default; NVIDIA AI Enterprise lists at 4,500 USD per GPU and "
-            "year (NVIDIA, Q3 FY2024 earnings call) and comes with H100 PCIe cards for 5 years",
+            gettext_noop(
+                "Open-source stack by default; NVIDIA AI Enterprise lists at 4,500 USD per GPU and "
+                "year (NVIDIA, Q3 FY2024 earnings call) and comes with H100 PCIe cards for 5 years"
+            ),
             "EUR",
         ),
         "depreciation_years": _f(
             "5",
-            "IRS Publication 946: computers are 5-year property (MACRS). Used in every region "
-            "as the book-value convention; depreciation is reported, not a cash cost",
+            gettext_noop(
+                "IRS Publication 946: computers are 5-year property (MACRS). Used in every region "
+                "as the book-value convention; depreciation is reported, not a cash cost"
+            ),
         ),
-        "residual_value_pct": _f("0", "GPUQuote convention: no resale value assumed"),
+        "residual_value_pct": _f("0", gettext_noop("GPUQuote convention: no resale value assumed")),
         "discount_rate": _f(
             "0",
-            "GPUQuote convention: no discounting unless you set your cost of capital; the "
-            "net present value is then shown next to the cash total",
+            gettext_noop(
+                "GPUQuote convention: no discounting unless you set your cost of capital; the net "
+                "present value is then shown next to the cash total"
+            ),
         ),
         "provider_margin_pct": _f(
             "0.20",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): 20 % of the fee above the host's cost; each fee it gives is placed in the "
-            "band of dated public offers for its GPU class",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): 20 % of the fee above the host's cost; each fee it gives is placed in the "
+                "band of dated public offers for its GPU class"
+            ),
         ),
         "provider_cost_of_capital": _f(
             "0.08",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): 8 % a year, a planning figure for a hosting business financing its "
-            "hardware; compare with the costs of capital by industry A. Damodaran publishes each "
-            "January (https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/wacc.html)",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): 8 % a year, a planning figure for a hosting business financing its "
+                "hardware; compare with the costs of capital by industry A. Damodaran publishes "
+                "each January (https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/"
+                "wacc.html)"
+            ),
         ),
         "managed_no_commitment_months": _f(
             "12",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): a month-to-month fee pays the hardware back in 12 months, as the market "
-            "does: OVHcloud rents an H100 PCIe for 1,940 EUR a month "
-            "(https://www.ovhcloud.com/fr/public-cloud/prices/, seen 2026-10-08), about a "
-            "twelfth of the card and its server share",
+            gettext_noop(
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): a month-to-month fee pays the hardware back in 12 months, as the market "
+                "does: OVHcloud rents an H100 PCIe for 1,940 EUR a month (https://www.ovhcloud.com/"
+                "fr/public-cloud/prices/, seen 2026-10-08), about a twelfth of the card and its "
+                "server share"
+            ),
         ),
         "managed_setup_fee_months": _f(
             "1",
-            OFFERS + ": Hetzner GEX131 setup fee 1,499 EUR for 1,497.30 EUR/month, GEX45 209 "
-            "EUR for 212.30 EUR/month (https://www.hetzner.com, seen 2026-10-08)",
+            gettext_noop(
+                "Public price list: Hetzner GEX131 setup fee 1,499 EUR for 1,497.30 EUR/month, "
+                "GEX45 209 EUR for 212.30 EUR/month (https://www.hetzner.com, seen 2026-10-08)"
+            ),
         ),
         "managed_discount_12m_pct": _f(
             "0",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): no discount for a 12-month contract",
+            gettext_noop(
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): no discount for a 12-month contract"
+            ),
         ),
         "managed_discount_24m_pct": _f(
             "0.05",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): 5 % off for 24 months, as hosts reward commitment (OVHcloud's SCALE-GPU "
-            "bare-metal servers offer 12- and 24-month commitment prices: "
-            "https://www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): 5 % off for 24 months, as hosts reward commitment (OVHcloud's SCALE-GPU "
+                "bare-metal servers offer 12- and 24-month commitment prices: https://"
+                "www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)"
+            ),
         ),
         "managed_discount_36m_pct": _f(
             "0.10",
-            "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-            "admin): 10 % off for 36 months",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
+                "admin): 10 % off for 36 months"
+            ),
         ),
         "managed_power_included": _f(
             "1",
-            OFFERS + ": European bare-metal GPU offers include power, cooling, rack space and "
-            "uplink in the monthly fee (Hetzner GEX44: https://www.hetzner.com/dedicated-"
-            "rootserver/gex44/, seen 2026-03-16; OVHcloud SCALE-GPU: https://www.ovhcloud.com/"
-            "en/bare-metal/scale/, seen 2026-05)",
+            gettext_noop(
+                "Public price list: European bare-metal GPU offers include power, cooling, rack "
+                "space and uplink in the monthly fee (Hetzner GEX44: https://www.hetzner.com/"
+                "dedicated-rootserver/gex44/, seen 2026-03-16; OVHcloud SCALE-GPU: https://"
+                "www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)"
+            ),
         ),
         "cloud_reserved_discount_pct": _f(
             "0.30",
-            "One-year commitment discounts: Google Cloud a3-highgpu-1g H100 11.06 -> 7.67 "
-            "USD/GPU-hour (-30.6%), " + EPOCH + ", https://web.archive.org/web/20250317151647/"
-            "https://cloud.google.com/compute/all-pricing, 2025-03-17; Hyperstack H100 PCIe "
-            "2.50 -> 1.75 USD (-30%), " + OFFERS + ", https://www.hyperstack.cloud/gpu-pricing, "
-            "2026-08-26",
+            gettext_noop(
+                # xgettext:no-python-format
+                "One-year commitment discounts: Google Cloud a3-highgpu-1g H100 11.06 -> 7.67 "
+                "USD/GPU-hour (-30.6%), Epoch AI, machine learning hardware prices (https://"
+                "github.com/epoch-research/training-cost-trends, data/Hardware prices.csv; each "
+                "row cites its dated page), https://web.archive.org/web/20250317151647/https://"
+                "cloud.google.com/compute/all-pricing, 2025-03-17; Hyperstack H100 PCIe 2.50 -> "
+                "1.75 USD (-30%), Public price list, https://www.hyperstack.cloud/gpu-pricing, "
+                "2026-08-26"
+            ),
         ),
     }
 )

@@ -69,13 +69,22 @@ def number(value: float | Decimal, places: int = 2) -> float:
 
 
 def assumption_words(item: Assumption, currency: str, render: Render = text) -> dict[str, str]:
-    """An assumption's unit in the reader's language, and its source: ``citation`` verbatim
-    (titles and quotes keep the publication's language), ``conversion`` the translated note of
-    a currency conversion ("" if none), ``source`` both together."""
+    """An assumption's unit in the reader's language, and its source.
+
+    ``citation`` is the source in the active language: a built-in source has a translation
+    (GPUQuote's words translated, the titles, codes and figures it cites kept as published); a
+    source a staff member wrote in the admin has none and stays as written. ``citation_lang``
+    is "" when the citation was translated (it reads in the page's language) and "en" when it
+    was not (the English text; a page marks it ``lang="en"``). ``conversion`` is the translated
+    note of a currency conversion ("" if none); ``source`` the English source and that note
+    together."""
     conversion = "" if item.conversion is None else render(item.conversion)
+    # gettext("") would answer the catalog's header.
+    citation = gettext(item.source) if item.source else ""
     return {
         "unit": render(unit_message(item.name, currency)) if item.name in SPECS else item.unit,
-        "citation": item.source,
+        "citation": citation,
+        "citation_lang": "" if citation != item.source else "en",
         "conversion": conversion,
         "source": f"{item.source}; {conversion}" if conversion else item.source,
     }

@@ -19,7 +19,7 @@ class QuoteRequestForm(VatNumberMatchesCountry, forms.Form):
     email = forms.EmailField(label=_("E-mail"), max_length=254)
     country = CountryFormField(label=_("Country"))
     vat_number = SingleLineField(
-        label=_("VAT number (optional)"),
+        label=_("VAT number"),
         required=False,
         max_length=20,
         help_text=_(

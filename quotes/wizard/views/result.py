@@ -196,7 +196,7 @@ def quote_sent(request: HttpRequest, token: str) -> HttpResponse:
 
 
 # Bump when the checklist template or its context changes: older cached PDFs are then ignored.
-CHECKLIST_PDF_VERSION = 3
+CHECKLIST_PDF_VERSION = 4
 
 
 @require_GET
