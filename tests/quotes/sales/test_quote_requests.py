@@ -219,7 +219,8 @@ def test_the_wizard_form_names_the_vat_number_field():
             "digits must be right."
         ]
     }
-    assert str(form.fields["vat_number"].label) == "VAT number (optional)"
+    assert str(form.fields["vat_number"].label) == "VAT number"
+    assert not form.fields["vat_number"].required  # the page adds "(optional)" itself
     assert QuoteRequestForm({**data, "vat_number": ""}).is_valid()
 
 
