@@ -1,9 +1,11 @@
 """The API under load: gunicorn on 127.0.0.1, driven by locust from a second process.
 
 Issue: ``POST /api/v1/configurations/`` and quote creation under load for 60 s with zero errors,
-reported as requests/s and p50/p95/p99 next to a trivial Django JSON view (``/livez``, no
-database) measured the same way, as a ratio. Target: every request answered with its expected
-status (200, or 201 for a new quote) and at least one request per scenario.
+reported as requests/s and p50/p95/p99 next to a bare Django project (``bare_settings``:
+SecurityMiddleware and CommonMiddleware, one JSON view) served the same way in the same run, as
+a ratio. Targets: every request answered with its expected status (200, or 201 for a new quote),
+at least one request per scenario, and issue 17's goals (``SCENARIOS``: the calculators at half
+the bare view's rate for recurring requests, a fifth for new ones, p99 under 25 ms).
 
 How: gunicorn runs the production settings (``DEBUG=false``, a random ``SECRET_KEY`` per run,
 plain HTTP, throttles raised out of the way: they are tested elsewhere and would only turn load
@@ -73,14 +75,46 @@ class Scenario:
     name: str
     label: str
     user_class: str  # in benchmarks/locustfile.py
+    server: str = "app"  # "bare": the bare Django project of benchmarks/bare_settings.py
+    # Issue 17's goals: req/s at least this share of the bare view's, p99 under this.
+    min_ratio: float | None = None
+    max_p99_ms: float | None = None
 
 
+# Issue 17: the calculators within 2x of a bare view for the requests real traffic repeats, 5x
+# for new ones, p99 under 25 ms; quote creation within 10x.
+RECURRING, NEW, P99_MS, QUOTES = 0.5, 0.2, 25.0, 0.1
 SCENARIOS = (
-    Scenario("trivial", "GET /livez (baseline)", "TrivialUser"),
-    Scenario("configurations", "POST /api/v1/configurations/", "ConfigurationsUser"),
-    Scenario("quote_create", "POST /api/v1/quotes/ (201)", "QuoteCreateUser"),
+    Scenario("bare", "bare Django view (baseline)", "TrivialUser", server="bare"),
+    Scenario("trivial", "GET /livez", "TrivialUser"),
+    Scenario("sizing", "POST /api/v1/sizing/ (recurring)", "SizingUser", "app", RECURRING, P99_MS),
+    Scenario("sizing_new", "POST /api/v1/sizing/ (new)", "NewSizingUser", "app", NEW, P99_MS),
+    Scenario(
+        "configurations",
+        "POST /api/v1/configurations/ (recurring)",
+        "ConfigurationsUser",
+        "app",
+        RECURRING,
+        P99_MS,
+    ),
+    Scenario(
+        "configurations_new",
+        "POST /api/v1/configurations/ (new)",
+        "NewConfigurationsUser",
+        "app",
+        NEW,
+        P99_MS,
+    ),
+    Scenario("tco", "POST /api/v1/tco/ (recurring)", "TcoUser", "app", RECURRING, P99_MS),
+    Scenario("tco_new", "POST /api/v1/tco/ (new)", "NewTcoUser", "app", NEW, P99_MS),
+    Scenario("quote_create", "POST /api/v1/quotes/ (201)", "QuoteCreateUser", "app", QUOTES),
 )
-BASELINE = "trivial"
+BASELINE = "bare"
+# gunicorn's application and settings for each kind of server.
+SERVERS = {
+    "app": ("gpuquote.wsgi:application", "gpuquote.settings.prod"),
+    "bare": ("benchmarks.bare_wsgi:application", "benchmarks.bare_settings"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +160,26 @@ def _answers(port: int) -> bool:
         connection.close()
 
 
+SELLER_SETTINGS = (
+    "SELLER_NAME",
+    "SELLER_ADDRESS",
+    "SELLER_SIREN",
+    "SELLER_SIRET",
+    "SELLER_VAT_NUMBER",
+    "SELLER_IBAN",
+    "SELLER_BIC",
+)
+
+
 @contextmanager
-def _gunicorn(port: int, log_path: Path) -> Iterator[str]:
+def _gunicorn(port: int, log_path: Path, server_kind: str = "app") -> Iterator[str]:
+    from django.conf import settings
+
+    application, settings_module = SERVERS[server_kind]
     env = {
         **os.environ,
         # The production profile, whatever `make bench` (development) selected for this process.
-        "DJANGO_SETTINGS_MODULE": "gpuquote.settings.prod",
+        "DJANGO_SETTINGS_MODULE": settings_module,
         "DEBUG": "false",
         # Production on one machine unless DATABASE_URL and REDIS_URL say otherwise.
         "GPUQUOTE_EMBEDDED": "1",
@@ -140,10 +188,12 @@ def _gunicorn(port: int, log_path: Path) -> Iterator[str]:
         "SECURE_SSL_REDIRECT": "false",
         "API_ANON_RATE": "100000000/minute",
         "API_PARTNER_RATE": "100000000/minute",
+        # Production refuses to start without the seller's legal details: the demo company's.
+        **{name: str(getattr(settings, name)) for name in SELLER_SETTINGS},
     }
     command = [
         str(BIN / "gunicorn"),
-        "gpuquote.wsgi:application",
+        application,
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -246,7 +296,7 @@ def _report(scenario: Scenario, result: LoadResult, baseline: LoadResult | None)
     )
     if baseline is not None and baseline.rps and baseline.p95_ms:
         print(
-            f"      vs the trivial view: {result.rps / baseline.rps:.3f}x its req/s, "
+            f"      vs the bare view: {result.rps / baseline.rps:.3f}x its req/s, "
             f"{result.p95_ms / baseline.p95_ms:.1f}x its p95"
         )
     if result.errors:
@@ -260,6 +310,42 @@ def _report(scenario: Scenario, result: LoadResult, baseline: LoadResult | None)
         print(f"      locust exited with status {result.exit_code}")
     verdict = "met" if result.ok else "MISSED"
     print(f"      target zero errors, at least one request: {verdict}")
+
+
+def _goals_met(scenario: Scenario, result: LoadResult, baseline: LoadResult | None) -> bool:
+    ratio_ok = scenario.min_ratio is None or (
+        baseline is not None
+        and baseline.rps > 0
+        and result.rps / baseline.rps >= scenario.min_ratio
+    )
+    p99_ok = scenario.max_p99_ms is None or result.p99_ms < scenario.max_p99_ms
+    return ratio_ok and p99_ok
+
+
+def _table(results: dict[str, LoadResult]) -> bool:
+    """Issue 17's table, the bare view measured in the same run; whether every goal is met."""
+    baseline = results.get(BASELINE)
+    print("\n   | Endpoint | req/s | p50 | p99 | vs bare view | goal | |")
+    print("   |---|---|---|---|---|---|---|")
+    every = True
+    for scenario in SCENARIOS:
+        result = results.get(scenario.name)
+        if result is None:
+            continue
+        ratio = result.rps / baseline.rps if baseline and baseline.rps else 0.0
+        goals = []
+        if scenario.min_ratio is not None:
+            goals.append(f">= {scenario.min_ratio}x")
+        if scenario.max_p99_ms is not None:
+            goals.append(f"p99 < {scenario.max_p99_ms:.0f} ms")
+        met = result.ok and _goals_met(scenario, result, baseline)
+        every &= met
+        print(
+            f"   | {scenario.label} | {result.rps:,.0f} | {result.p50_ms:.1f} ms "
+            f"| {result.p99_ms:.0f} ms | {ratio:.3f} | {', '.join(goals) or '-'} "
+            f"| {'met' if met else 'MISSED'} |"
+        )
+    return every
 
 
 def _bench_quotes_delete(partner: Any) -> int:
@@ -306,19 +392,18 @@ def main() -> bool:
     ok = True
     try:
         connection.close()  # the bench holds no connection (nor SQLite lock) while serving
-        with _gunicorn(_free_port(), server_log) as url:
-            print(
-                f"   gunicorn {WORKERS} workers at {url}, {database}; "
-                f"locust {USERS} users, {seconds} s per scenario"
-            )
-            for scenario in SCENARIOS:
-                result = _locust_run(
-                    scenario, url=url, seconds=seconds, workdir=workdir, api_key=raw
-                )
-                results[scenario.name] = result
-                baseline = None if scenario.name == BASELINE else results.get(BASELINE)
-                _report(scenario, result, baseline)
-                ok &= result.ok
+        print(f"   gunicorn {WORKERS} workers, {database}; locust {USERS} users, {seconds} s each")
+        for kind in ("bare", "app"):  # the bare view first: the others' baseline
+            with _gunicorn(_free_port(), server_log, kind) as url:
+                for scenario in (s for s in SCENARIOS if s.server == kind):
+                    result = _locust_run(
+                        scenario, url=url, seconds=seconds, workdir=workdir, api_key=raw
+                    )
+                    results[scenario.name] = result
+                    baseline = None if scenario.name == BASELINE else results.get(BASELINE)
+                    _report(scenario, result, baseline)
+                    ok &= result.ok
+        ok &= _table(results)
     except ServerError as error:
         print(f"   gunicorn did not start: {error}")
         ok = False

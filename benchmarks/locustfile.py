@@ -22,6 +22,8 @@ import csv
 import itertools
 import json
 import os
+import random
+from collections.abc import Iterator
 from typing import Any
 
 from locust import constant, events, task
@@ -34,7 +36,7 @@ CSV_PREFIX_VARIABLE = "BENCH_LOAD_CSV"
 UNEXPECTED = "HTTP "  # prefix of the failure message of a response with an unexpected status
 NO_RESPONSE = "no response"
 
-CONFIGURATION_BODIES = [
+CONFIGURATION_BODIES: list[dict[str, Any]] = [
     {"workload": {"task": "inference", "model": "llama-3.1-8b"}, "environment": "production"},
     {
         "workload": {
@@ -108,6 +110,83 @@ class ConfigurationsUser(ExpectingUser):
             status=200,
             data=next(self.bodies),
             headers={"Content-Type": "application/json"},
+        )
+
+
+def _new_workloads() -> Iterator[dict[str, Any]]:
+    """Workloads no one asked before: the 70B service at a user count drawn from a wide range
+    (each user starts at its own random point, so two users rarely ask the same)."""
+    for users in itertools.count(random.randrange(1, 1_000_000, 1000)):
+        yield {
+            "task": "inference",
+            "model": "llama-3.1-70b",
+            "inference": {"concurrent_requests": 1 + users % 4000, "sequence_length": 4096},
+        }
+
+
+class CalculatorUser(ExpectingUser):
+    """Anonymous calls of one calculator: ``bodies()`` gives what to send, in turn."""
+
+    abstract = True
+    path = ""
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        raise NotImplementedError
+
+    def on_start(self) -> None:
+        self.sent = (json.dumps(body) for body in self.bodies())
+
+    @task
+    def calculate(self) -> None:
+        self.expect(
+            "POST",
+            self.path,
+            status=200,
+            data=next(self.sent),
+            headers={"Content-Type": "application/json"},
+        )
+
+
+class SizingUser(CalculatorUser):
+    """``POST /api/v1/sizing/`` with the workloads users pick most (recurring)."""
+
+    path = "/api/v1/sizing/"
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        return itertools.cycle([body["workload"] for body in CONFIGURATION_BODIES])
+
+
+class NewSizingUser(SizingUser):
+    """``POST /api/v1/sizing/``, every workload new."""
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        return _new_workloads()
+
+
+class NewConfigurationsUser(CalculatorUser):
+    """``POST /api/v1/configurations/``, every workload new."""
+
+    path = "/api/v1/configurations/"
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        return ({"workload": w, "environment": "production"} for w in _new_workloads())
+
+
+class TcoUser(CalculatorUser):
+    """``POST /api/v1/tco/`` for the recurring workloads, in France over 3 years."""
+
+    path = "/api/v1/tco/"
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        return itertools.cycle([body | {"region": "FR"} for body in CONFIGURATION_BODIES])
+
+
+class NewTcoUser(TcoUser):
+    """``POST /api/v1/tco/``, every workload new."""
+
+    def bodies(self) -> Iterator[dict[str, Any]]:
+        return (
+            {"workload": w, "environment": "production", "region": "FR"} for w in _new_workloads()
         )
 
 

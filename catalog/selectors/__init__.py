@@ -25,7 +25,11 @@ from catalog.selectors.prices import (
     price_stale_expression,
     stale_price_queryset,
 )
-from catalog.selectors.snapshot import catalog_snapshot_get, catalog_version_get
+from catalog.selectors.snapshot import (
+    catalog_snapshot_get,
+    catalog_version_get,
+    cloud_prices_version_get,
+)
 
 __all__ = [
     "CloudPriceQuote",
@@ -36,6 +40,7 @@ __all__ = [
     "cloud_price_current_get",
     "cloud_price_current_queryset",
     "cloud_prices_current_get",
+    "cloud_prices_version_get",
     "current_price_get",
     "current_price_queryset",
     "offered_chassis_queryset",

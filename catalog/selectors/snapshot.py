@@ -14,6 +14,7 @@ from django.db.models import Count, Max
 from catalog.models import (
     Cable,
     Chassis,
+    CloudPrice,
     Cpu,
     Drive,
     Gpu,
@@ -39,6 +40,13 @@ def catalog_version_get() -> tuple:
     part_stats = Part.objects.aggregate(n=Count("id"), latest=Max("updated_at"))
     price_stats = Price.objects.aggregate(n=Count("id"), latest=Max("id"))
     return (part_stats["n"], part_stats["latest"], price_stats["n"], price_stats["latest"])
+
+
+def cloud_prices_version_get() -> tuple:
+    """Changes whenever a cloud GPU price is added or removed (rows are never edited in place:
+    a feed adds a dated row)."""
+    stats = CloudPrice.objects.aggregate(n=Count("id"), latest=Max("id"))
+    return (stats["n"], stats["latest"])
 
 
 def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:

@@ -250,6 +250,12 @@ WIZARD_RATE = env_str("WIZARD_RATE", "60/m")  # wizard step posts
 QUOTE_REQUEST_RATE = env_str("QUOTE_REQUEST_RATE", "10/h")  # quote requests on a result
 CHECKLIST_PDF_RATE = env_str("CHECKLIST_PDF_RATE", "30/m")  # checklist PDF downloads
 CHECKLIST_PDF_CACHE_SECONDS = env_int("CHECKLIST_PDF_CACHE_SECONDS", 7 * 24 * 60 * 60)
+# The calculators' answers (sizing, configurations, TCO), kept in the shared cache under a hash of
+# the request and the version of the data they were computed from; 0 turns the memo off.
+ANSWER_CACHE_SECONDS = env_int("ANSWER_CACHE_SECONDS", 60 * 60)
+# How long a process trusts the data version it last read (milliseconds, 0: read it on every
+# request): a price or assumption change reaches every process's answers within this time.
+DATA_VERSION_MS = env_int("DATA_VERSION_MS", 1000)
 QUOTE_PDF_RATE = env_str("QUOTE_PDF_RATE", "30/m")  # quote PDFs from the customer's link
 
 # Content-Security-Policy (django-csp) on every response: scripts, styles, fonts and fetches from

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import cast
 
+from django.conf import settings
 from django.core.cache import cache
 
-from catalog.selectors import catalog_snapshot_get, cloud_price_current_get
+from catalog.selectors import (
+    catalog_snapshot_get,
+    catalog_version_get,
+    cloud_price_current_get,
+    cloud_prices_version_get,
+    price_stale_before,
+)
 from engine.advice import Advice, advise
 from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from engine.builder import Environment
@@ -25,6 +34,35 @@ from engine.tco import (
 )
 from engine.workload import Workload
 from quotes.models import RegionAssumption
+
+
+def data_version_get() -> tuple:
+    """Everything an answer is computed from that can change at run time: the catalog's parts
+    and prices, the cloud prices, the staff's regional assumptions (their content: a row
+    changed by a bulk update keeps its ``updated_at``), and the date before which a price is
+    stale (time and PRICE_STALE_DAYS). Read from the database, trusted for
+    ``DATA_VERSION_MS`` in this process: every process sees a change within that time."""
+    global _data_version
+    now = time.monotonic()
+    trusted = settings.DATA_VERSION_MS / 1000
+    if _data_version is not None and now - _data_version[0] < trusted:
+        return _data_version[1]
+    rows = RegionAssumption.objects.order_by("id").values_list(
+        "region", "name", "value", "currency", "source"
+    )
+    assumptions = hashlib.sha256(repr(list(rows)).encode()).hexdigest()
+    version = (
+        catalog_version_get(),
+        cloud_prices_version_get(),
+        assumptions,
+        price_stale_before(),
+    )
+    _data_version = (now, version)
+    return version
+
+
+# Per process: when the data version was last read, and what it was.
+_data_version: tuple[float, tuple] | None = None
 
 
 def region_facts_get(*, region: str) -> dict[str, Fact]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -45,6 +47,7 @@ from quotes.api.inputs import (
     validated,
     workload_parse,
 )
+from quotes.api.memo import memoised
 from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
 
 BAD_REQUEST = OpenApiResponse(schemas.ErrorSchema, description="Invalid fields, named one by one.")
@@ -69,6 +72,9 @@ class SizingView(APIView):
         responses={200: schemas.SizingResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> Response:
+        return memoised("sizing", request, lambda: self.answer(request))
+
+    def answer(self, request: Request) -> dict[str, Any]:
         if not isinstance(request.data, dict):
             raise InputError({"non_field_errors": [_("Expected a JSON object.")]})
         data = dict(request.data)
@@ -96,7 +102,7 @@ class SizingView(APIView):
             body |= reverse_questions(workload, profile, gpus or sizing.gpus)
         if "gpu_memory_gb" in extras:
             body["min_gpus"] = min_gpus(workload, gpu_memory_gb=extras["gpu_memory_gb"])
-        return Response(body)
+        return body
 
 
 class ConfigurationsView(APIView):
@@ -107,6 +113,9 @@ class ConfigurationsView(APIView):
         responses={200: schemas.ConfigurationResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> Response:
+        return memoised("configurations", request, lambda: self.answer(request))
+
+    def answer(self, request: Request) -> dict[str, Any]:
         envelope = validated(ConfigurationInput, request.data)
         workload = workload_parse(envelope["workload"], prefix="workload")
         currency = envelope["currency"]
@@ -128,7 +137,7 @@ class ConfigurationsView(APIView):
         body["recommendation"] = (
             None if chosen is None else recommendation_to_dict(recommend(chosen, advice.sizing))
         )
-        return Response(body)
+        return body
 
 
 class TcoView(APIView):
@@ -139,6 +148,9 @@ class TcoView(APIView):
         responses={200: schemas.TcoResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> Response:
+        return memoised("tco", request, lambda: self.answer(request))
+
+    def answer(self, request: Request) -> dict[str, Any]:
         envelope = validated(TcoInput, request.data)
         built = None
         sizing = None
@@ -192,7 +204,7 @@ class TcoView(APIView):
             body["configuration"] = option_to_dict(
                 built, price_ages_get(currency=currency), performance
             )
-        return Response(body)
+        return body
 
 
 def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None, Sizing]:

@@ -1,0 +1,189 @@
+"""The calculators' memo (issue 17): a cached answer is byte for byte the one the computation
+gives, a hit computes nothing, and any change of the data an answer comes from (a feed's price,
+an admin edit, a cloud price, a staff assumption) makes the next request compute again."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from unittest import mock
+
+import pytest
+from django.core.cache import cache
+from django.test import override_settings
+from django.urls import reverse
+from django.utils import timezone
+
+from catalog.models import CloudPrice, Gpu, Price
+from quotes.advice.services import region_assumptions_seed
+from quotes.api import calculators
+from quotes.models import RegionAssumption
+from tests.quotes.advice.test_expert_scenarios import SCENARIOS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seed_catalog")]
+
+SIZING = reverse("api:sizing")
+CONFIGURATIONS = reverse("api:configurations")
+TCO = reverse("api:tco")
+SERVE_8B = {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurrent_requests": 8}}
+ASK_8B = {"workload": SERVE_8B, "environment": "production"}
+
+
+def _post(client, url, payload):
+    return client.post(url, payload, content_type="application/json")
+
+
+def _requests(scenario) -> list[tuple[str, dict]]:
+    configuration = {"workload": scenario.workload, "environment": scenario.environment}
+    if scenario.budget_eur is not None:
+        configuration["budget"] = str(scenario.budget_eur)
+    tco = {"workload": scenario.workload, "environment": scenario.environment, "region": "FR"}
+    return [(SIZING, scenario.workload), (CONFIGURATIONS, configuration), (TCO, tco)]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS[::4], ids=lambda s: s.name)
+def test_a_cached_answer_is_byte_for_byte_the_computed_one(client, scenario):
+    region_assumptions_seed()
+    for url, payload in _requests(scenario):
+        with override_settings(ANSWER_CACHE_SECONDS=0):
+            computed = _post(client, url, payload)
+        first = _post(client, url, payload)  # computed, then kept
+        again = _post(client, url, payload)  # from the cache
+        assert computed.status_code == first.status_code == again.status_code, url
+        assert computed.content == first.content == again.content, url
+
+
+def test_a_hit_computes_nothing(client):
+    spy = mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get)
+    with spy as advice_get:
+        first = _post(client, CONFIGURATIONS, ASK_8B)
+        second = _post(client, CONFIGURATIONS, ASK_8B)
+        # Key order and spacing are not part of the question.
+        third = client.post(
+            CONFIGURATIONS,
+            '{ "environment": "production", "workload" : {"model": "llama-3.1-8b",'
+            ' "inference": {"concurrent_requests": 8}, "task": "inference"} }',
+            content_type="application/json",
+        )
+    assert first.status_code == 200, first.content[:300]
+    assert second.status_code == third.status_code == 200, third.content[:300]
+    assert advice_get.call_count == 1
+    assert first.content == second.content == third.content
+
+
+def test_an_input_error_is_never_kept(client):
+    bad = {"workload": SERVE_8B | {"precision": "fp3"}, "environment": "production"}
+    assert _post(client, CONFIGURATIONS, bad).status_code == 400
+    assert _post(client, CONFIGURATIONS, bad).status_code == 400
+    assert not any(key.startswith(":1:answer:") for key in getattr(cache, "_cache", {}))
+
+
+def _price_of_the_first_option(client) -> Decimal:
+    body = _post(client, CONFIGURATIONS, ASK_8B).json()
+    return Decimal(body["options"][0]["totals"]["price"])
+
+
+def _first_gpu(client) -> Gpu:
+    body = _post(client, CONFIGURATIONS, ASK_8B).json()
+    sku = next(line["sku"] for line in body["options"][0]["parts"] if line["kind"] == "gpu")
+    return Gpu.objects.get(sku=sku)
+
+
+def test_a_new_price_from_a_feed_changes_the_next_answer(client):
+    before = _price_of_the_first_option(client)
+    gpu = _first_gpu(client)
+    current = Price.objects.filter(part=gpu, price_kind="purchase", currency="EUR").latest("id")
+    Price.objects.create(
+        part=gpu,
+        price_kind=current.price_kind,
+        currency="EUR",
+        amount=current.amount + 1000,
+        observed_on=timezone.localdate(),
+        source="test feed",
+    )
+
+    assert _price_of_the_first_option(client) != before
+
+
+def test_an_admin_edit_of_a_part_changes_the_next_answer(client):
+    _price_of_the_first_option(client)
+    gpu = _first_gpu(client)
+    with mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get) as spy:
+        _post(client, CONFIGURATIONS, ASK_8B)
+        assert spy.call_count == 0  # cached
+        gpu.model = gpu.model + " (rev. B)"
+        gpu.save()
+        body = _post(client, CONFIGURATIONS, ASK_8B).json()
+        assert spy.call_count == 1
+    assert any(line["name"].endswith("(rev. B)") for line in body["options"][0]["parts"])
+
+
+def test_a_staff_assumption_edit_changes_the_next_tco(client):
+    region_assumptions_seed()
+    payload = {"workload": SERVE_8B, "environment": "production", "region": "FR"}
+    before = _post(client, TCO, payload).json()
+    row = RegionAssumption.objects.get(region="FR", name="electricity_price_per_kwh")
+    row.value = row.value * 2
+    row.save()
+
+    after = _post(client, TCO, payload).json()
+
+    assert after["options"]["on_premises"]["total"] != before["options"]["on_premises"]["total"]
+
+
+def test_a_new_cloud_price_changes_the_next_tco(client):
+    payload = {"workload": SERVE_8B, "environment": "production", "region": "FR"}
+    with mock.patch.object(calculators, "tco_get", wraps=calculators.tco_get) as spy:
+        _post(client, TCO, payload)
+        _post(client, TCO, payload)
+        assert spy.call_count == 1
+        CloudPrice.objects.create(
+            gpu_model="L4",
+            commitment="on_demand",
+            provider="Test cloud",
+            price_per_gpu_hour=Decimal("0.10"),
+            currency="EUR",
+            observed_on=timezone.localdate(),
+            source="https://example.com/prices",
+        )
+        _post(client, TCO, payload)
+        assert spy.call_count == 2
+
+
+def test_the_memo_can_be_turned_off(client):
+    with (
+        override_settings(ANSWER_CACHE_SECONDS=0),
+        mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get) as spy,
+    ):
+        _post(client, CONFIGURATIONS, ASK_8B)
+        _post(client, CONFIGURATIONS, ASK_8B)
+    assert spy.call_count == 2
+
+
+def _revised(client) -> bool:
+    parts = _post(client, CONFIGURATIONS, ASK_8B).json()["options"][0]["parts"]
+    return any(line["name"].endswith("(rev. B)") for line in parts)
+
+
+def test_a_process_trusts_the_data_version_for_a_second_at_most(client):
+    from quotes.advice import selectors
+
+    clock = [1000.0]
+    with (
+        override_settings(DATA_VERSION_MS=1000),
+        mock.patch.object(selectors.time, "monotonic", side_effect=lambda: clock[0]),
+    ):
+        selectors._data_version = None
+        before = _price_of_the_first_option(client)
+        gpu = _first_gpu(client)
+        gpu.model = gpu.model + " (rev. B)"
+        gpu.save()
+        clock[0] += 0.5
+        assert _price_of_the_first_option(client) == before  # within the second: as before
+        body = _post(client, CONFIGURATIONS, ASK_8B)
+        assert not any(
+            line["name"].endswith("(rev. B)") for line in body.json()["options"][0]["parts"]
+        )
+        clock[0] += 0.6  # 1.1 s after the version was read
+        body = _post(client, CONFIGURATIONS, ASK_8B)
+        assert any(line["name"].endswith("(rev. B)") for line in body.json()["options"][0]["parts"])
+    selectors._data_version = None
