@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ..money import Money, round_money
@@ -135,11 +135,13 @@ def hosting_offers() -> tuple[HostingOffer, ...]:
     return tuple(offers)
 
 
+@lru_cache(maxsize=512)
 def market_band(
     gpu_name: str | None, currency: str, *, usd_per_eur: Decimal, gbp_per_eur: Decimal
 ) -> MarketBand | None:
     """The band of ``gpu_name``'s class in ``currency`` (converted at the rates given, per euro);
-    None when no dated offer exists for the class."""
+    None when no dated offer exists for the class. Kept per arguments: the offers are fixed
+    data and the band an immutable value, and every managed offer of every TCO asks for it."""
     klass = gpu_class(gpu_name)
     per_eur = {"EUR": Decimal(1), "USD": usd_per_eur, "GBP": gbp_per_eur}
     priced = sorted(

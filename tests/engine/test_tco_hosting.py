@@ -218,3 +218,15 @@ def test_h100_h200_b200_and_mi300x_servers_are_placed_in_their_market_band():
         assert contract.market is band.position(contract.per_gpu_month)
         assert contract.per_gpu_month.amount > Decimal(1000), gpu  # 431 / 668 before
         assert contract.monthly.amount >= contract.floor.amount
+
+
+def test_the_market_band_is_worked_out_once_per_class_currency_and_rates():
+    rates = {"usd_per_eur": Decimal("1.0824"), "gbp_per_eur": Decimal("0.84662")}
+    first = market_band("NVIDIA H100 PCIe 80GB", "USD", **rates)
+    again = market_band("NVIDIA H100 PCIe 80GB", "USD", **rates)
+    other_rate = market_band("NVIDIA H100 PCIe 80GB", "USD", **rates | {"usd_per_eur": Decimal(1)})
+
+    assert first is again  # kept, not recomputed
+    assert first is not None
+    assert other_rate is not None
+    assert other_rate != first  # a new rate is a new band
