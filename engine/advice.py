@@ -57,7 +57,11 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
     wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
     if workload.is_training:
         wanted.append(workload.training_or_default.gpus)
-    sized = sized_on(workload, gpu, max(wanted))
+    gpus = max(wanted)
+    # The first sizing already ran at the count it picked: sizing again at the same count gives
+    # the same answer, unless training must then be sharded (``sized_on``).
+    reshard = first.fits is False and workload.is_training and gpus > 1
+    sized = first if gpus == first.gpus and not reshard else sized_on(workload, gpu, gpus)
     return sized if sized.fits is not False else None
 
 

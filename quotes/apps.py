@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete, post_save
 from django.utils.translation import gettext_lazy as _
 
 
@@ -11,3 +12,10 @@ class QuotesConfig(AppConfig):
         from quotes.partners.relay import webhook_relay_connect
 
         webhook_relay_connect()
+
+        # A regional assumption saved here is seen by this process's next answer at once.
+        from catalog.selectors import versions_forget
+        from quotes.models import RegionAssumption
+
+        for signal in (post_save, post_delete):
+            signal.connect(versions_forget, sender=RegionAssumption, dispatch_uid="versions-ra")

@@ -40,15 +40,16 @@ def staff_user(django_user_model):
 
 @pytest.fixture(autouse=True)
 def _fresh_catalog_snapshots(request):
-    """Snapshots are cached per process; each database test starts from its own catalog."""
+    """Snapshots, price ages and assumptions are kept per data version in each process; each
+    database test starts from its own catalog (SQLite reuses the ids a rolled-back test took)."""
     if request.node.get_closest_marker("django_db") is None:
         yield  # pure unit tests: no Django needed (they also run with -p no:django)
         return
-    from catalog.selectors import snapshot
+    from catalog.selectors import versions_forget
 
-    snapshot._SNAPSHOTS.clear()
+    versions_forget()
     yield
-    snapshot._SNAPSHOTS.clear()
+    versions_forget()
 
 
 @pytest.fixture(autouse=True)

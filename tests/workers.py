@@ -144,6 +144,22 @@ class Gunicorn(LoggedProcess):
             return False
 
 
+def manage(env: Mapping[str, str], *args: str, timeout: float = 180) -> str:
+    """``manage.py <args>`` run in a process of its own with ``env``; its stdout (the test
+    fails with the tail of stderr when it does)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 def free_port(first: int = 0) -> int:
     """A free 127.0.0.1 port: the first from ``first`` on (0: any the system picks)."""
     for port in range(first, first + 100) if first else [0]:

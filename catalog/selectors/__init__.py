@@ -25,10 +25,13 @@ from catalog.selectors.prices import (
     price_stale_expression,
     stale_price_queryset,
 )
-from catalog.selectors.snapshot import (
-    catalog_snapshot_get,
+from catalog.selectors.snapshot import catalog_snapshot_get
+from catalog.selectors.versions import (
     catalog_version_get,
     cloud_prices_version_get,
+    per_version_cache,
+    trusted_version,
+    versions_forget,
 )
 
 __all__ = [
@@ -47,9 +50,12 @@ __all__ = [
     "offered_cpu_queryset",
     "offered_current_price_queryset",
     "offered_gpu_queryset",
+    "per_version_cache",
     "price_ages_get",
     "price_is_stale",
     "price_stale_before",
     "price_stale_expression",
     "stale_price_queryset",
+    "trusted_version",
+    "versions_forget",
 ]

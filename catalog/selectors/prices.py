@@ -7,13 +7,17 @@ observed more than PRICE_STALE_DAYS ago is stale.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from django.conf import settings
 from django.db.models import BooleanField, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from catalog.models import Part, Price, PriceKind
+from catalog.selectors.versions import catalog_version_get, per_version_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +80,22 @@ def current_price_get(
     )
 
 
-def price_ages_get(*, currency: str, today: dt.date | None = None) -> dict[str, PriceAge]:
-    """SKU -> the date of its current purchase price in ``currency`` and whether it is stale."""
+def price_ages_get(*, currency: str, today: dt.date | None = None) -> Mapping[str, PriceAge]:
+    """SKU -> the date of its current purchase price in ``currency`` and whether it is stale;
+    kept per catalog version, day and PRICE_STALE_DAYS (every configuration answer shows it)."""
+    return _price_ages(
+        currency, today or timezone.localdate(), catalog_version_get(), settings.PRICE_STALE_DAYS
+    )
+
+
+@lru_cache(maxsize=16)
+def _price_ages(
+    currency: str, today: dt.date, _version: tuple, _stale_days: int
+) -> Mapping[str, PriceAge]:
     rows = current_price_queryset(currency=currency, today=today).values_list(
         "part__sku", "observed_on", "stale"
     )
-    return {sku: PriceAge(observed_on, stale) for sku, observed_on, stale in rows}
+    return MappingProxyType({sku: PriceAge(observed_on, stale) for sku, observed_on, stale in rows})
+
+
+per_version_cache(_price_ages.cache_clear)

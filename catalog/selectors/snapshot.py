@@ -9,44 +9,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from django.db.models import Count, Max
-
 from catalog.models import (
     Cable,
     Chassis,
-    CloudPrice,
     Cpu,
     Drive,
     Gpu,
     MemoryModule,
     NetworkCard,
     NetworkSwitch,
-    Part,
-    Price,
     PriceKind,
     StorageServer,
 )
 from catalog.selectors.prices import current_price_queryset
+from catalog.selectors.versions import catalog_version_get, per_version_cache
 from engine import parts
 from engine.money import Money
 from engine.parts import CatalogSnapshot
 
 # A part's price in the snapshot's currency, by part id (None: no current price).
 PriceOf = Callable[[int], Money | None]
-
-
-def catalog_version_get() -> tuple:
-    """Changes whenever a part or a price changes: the key for caching snapshots."""
-    part_stats = Part.objects.aggregate(n=Count("id"), latest=Max("updated_at"))
-    price_stats = Price.objects.aggregate(n=Count("id"), latest=Max("id"))
-    return (part_stats["n"], part_stats["latest"], price_stats["n"], price_stats["latest"])
-
-
-def cloud_prices_version_get() -> tuple:
-    """Changes whenever a cloud GPU price is added or removed (rows are never edited in place:
-    a feed adds a dated row)."""
-    stats = CloudPrice.objects.aggregate(n=Count("id"), latest=Max("id"))
-    return (stats["n"], stats["latest"])
 
 
 def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
@@ -66,6 +48,7 @@ def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
 
 # Per process, per currency: the latest snapshot and the catalog version it was built from.
 _SNAPSHOTS: dict[str, tuple[tuple, CatalogSnapshot]] = {}
+per_version_cache(_SNAPSHOTS.clear)
 
 
 def _snapshot_build(currency: str) -> CatalogSnapshot:

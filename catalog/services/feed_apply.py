@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from catalog.feeds import CloudPriceRow, FeedSpec, PartPriceRow, RowError, iter_rows
 from catalog.models import PriceRefreshRun, PriceSource, PriceSourceKind, RunStatus
+from catalog.selectors.versions import versions_forget
 from catalog.services.feed_chunks import cloud_chunk_apply, part_chunk_apply
 from catalog.services.feed_rows import FeedOutcome
 from catalog.services.lease import source_lease_check
@@ -68,6 +69,8 @@ def price_feed_apply(
         outcome.rows_changed = outcome.rows_unchanged = outcome.rows_quarantined = 0
         outcome.price_changes = []
         return outcome
+    # Prices were bulk-inserted (no save signal): this process reads its versions again at once.
+    versions_forget()
     outcome.status = RunStatus.APPLIED_WITH_ERRORS if outcome.rows_rejected else RunStatus.APPLIED
     outcome.message = (
         f"{outcome.rows_changed} prices recorded, {outcome.rows_unchanged} unchanged, "

@@ -15,7 +15,3 @@ from gpuquote.settings.dev import *  # noqa: F403  (a settings profile: every na
 # Tests create users and sign them in: the profile's PBKDF2 (1,000,000 iterations, 0.5-1 s a
 # password on a CI machine) cost minutes a run. Test-only; every other profile keeps PBKDF2.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-# A test changes a price and asks again at once: the data version is read on every request
-# (tests/quotes/api/test_answer_memo.py checks the one-second trust on its own).
-DATA_VERSION_MS = 0

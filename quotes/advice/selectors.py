@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import lru_cache
 from typing import cast
 
-from django.conf import settings
 from django.core.cache import cache
 
 from catalog.selectors import (
@@ -16,7 +15,9 @@ from catalog.selectors import (
     catalog_version_get,
     cloud_price_current_get,
     cloud_prices_version_get,
+    per_version_cache,
     price_stale_before,
+    trusted_version,
 )
 from engine.advice import Advice, advise
 from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
@@ -38,31 +39,28 @@ from quotes.models import RegionAssumption
 
 def data_version_get() -> tuple:
     """Everything an answer is computed from that can change at run time: the catalog's parts
-    and prices, the cloud prices, the staff's regional assumptions (their content: a row
-    changed by a bulk update keeps its ``updated_at``), and the date before which a price is
-    stale (time and PRICE_STALE_DAYS). Read from the database, trusted for
+    and prices, the cloud prices, the staff's regional assumptions, and the date before which a
+    price is stale (time and PRICE_STALE_DAYS). Each read from the database at most once per
     ``DATA_VERSION_MS`` in this process: every process sees a change within that time."""
-    global _data_version
-    now = time.monotonic()
-    trusted = settings.DATA_VERSION_MS / 1000
-    if _data_version is not None and now - _data_version[0] < trusted:
-        return _data_version[1]
+    return (
+        catalog_version_get(),
+        cloud_prices_version_get(),
+        region_assumptions_version_get(),
+        price_stale_before(),
+    )
+
+
+def region_assumptions_version_get() -> str:
+    """A hash of the staff's regional assumptions: their content, since a row changed by a bulk
+    update keeps its ``updated_at``."""
+    return trusted_version("region-assumptions", _region_assumptions_hash)
+
+
+def _region_assumptions_hash() -> str:
     rows = RegionAssumption.objects.order_by("id").values_list(
         "region", "name", "value", "currency", "source"
     )
-    assumptions = hashlib.sha256(repr(list(rows)).encode()).hexdigest()
-    version = (
-        catalog_version_get(),
-        cloud_prices_version_get(),
-        assumptions,
-        price_stale_before(),
-    )
-    _data_version = (now, version)
-    return version
-
-
-# Per process: when the data version was last read, and what it was.
-_data_version: tuple[float, tuple] | None = None
+    return hashlib.sha256(repr(list(rows)).encode()).hexdigest()
 
 
 def region_facts_get(*, region: str) -> dict[str, Fact]:
@@ -75,7 +73,13 @@ def region_facts_get(*, region: str) -> dict[str, Fact]:
 
 def assumptions_get(*, region: str, currency: str, gpu_model: str | None = None) -> Assumptions:
     """The defaults for a region in a currency: staff edits over the engine's sourced figures,
-    and, for a GPU model, the latest cloud price the price feeds brought (with its source)."""
+    and, for a GPU model, the latest cloud price the price feeds brought (with its source).
+    Kept per data version (an immutable value; every TCO asks for it)."""
+    return _assumptions(region, currency, gpu_model, data_version_get())
+
+
+@lru_cache(maxsize=1024)
+def _assumptions(region: str, currency: str, gpu_model: str | None, _version: tuple) -> Assumptions:
     edited = region_facts_get(region=region)
     key = gpu_model_key(gpu_model)
     cloud = None if key is None else cloud_price_current_get(gpu_model=key, currency=currency)
@@ -86,6 +90,9 @@ def assumptions_get(*, region: str, currency: str, gpu_model: str | None = None)
             f"{cloud.provider}, {cloud.observed_on.isoformat()}: {cloud.source}",
         )
     return region_defaults(region, currency, gpu_model=gpu_model, edited=edited)
+
+
+per_version_cache(_assumptions.cache_clear)
 
 
 def catalog_gpus_get(*, currency: str) -> tuple[GpuSpec, ...]:

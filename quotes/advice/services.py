@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from catalog.selectors import versions_forget
 from engine.assumptions import REGIONS, builtin_facts
 from quotes.models import RegionAssumption
 
@@ -40,5 +41,6 @@ def region_assumptions_seed() -> AssumptionsLoadReport:
                 )
             )
     RegionAssumption.objects.bulk_create(rows)
+    versions_forget()  # bulk-inserted: no save signal
     report.created = len(rows)
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponseBase
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
@@ -71,7 +72,7 @@ class SizingView(APIView):
         request=schemas.SizingRequestSchema,
         responses={200: schemas.SizingResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         return memoised("sizing", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
@@ -112,7 +113,7 @@ class ConfigurationsView(APIView):
         request=schemas.ConfigurationRequestSchema,
         responses={200: schemas.ConfigurationResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         return memoised("configurations", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
@@ -147,7 +148,7 @@ class TcoView(APIView):
         request=schemas.TcoRequestSchema,
         responses={200: schemas.TcoResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         return memoised("tco", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:

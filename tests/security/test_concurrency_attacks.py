@@ -12,8 +12,6 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -30,7 +28,7 @@ from quotes.wizard.services import quote_request_create
 from tests.factories import stored_result_make
 from tests.quotes.wizard.test_wizard_views import QUOTE, _result, _walk
 from tests.quotes.wizard.wizard_cases import FINE_TUNING
-from tests.workers import BASE_DIR, Gunicorn
+from tests.workers import Gunicorn, manage
 
 PARALLEL = 8
 REQUEST_TIMEOUT_S = 60
@@ -148,17 +146,7 @@ class Site(Gunicorn):
         super().__init__(tmp_path / "gunicorn.log", env=self.env, workers=3, threads=3)
 
     def _manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=BASE_DIR,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
+        return manage(self.env, *args, timeout=120)
 
     def rows(self, sql: str) -> list[tuple]:
         with sqlite3.connect(self.database) as db:
