@@ -4,6 +4,7 @@ an admin edit, a cloud price, a staff assumption) makes the next request compute
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
 from unittest import mock
 
@@ -14,6 +15,7 @@ from django.utils import timezone
 
 from catalog.models import CloudPrice, Gpu, Price
 from catalog.selectors import versions, versions_forget
+from engine.model_registry import all_models
 from quotes.advice.services import region_assumptions_seed
 from quotes.api import calculators, memo
 from quotes.models import RegionAssumption
@@ -28,8 +30,8 @@ SERVE_8B = {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurr
 ASK_8B = {"workload": SERVE_8B, "environment": "production"}
 
 
-def _post(client, url, payload):
-    return client.post(url, payload, content_type="application/json")
+def _post(client, url, payload, **headers):
+    return client.post(url, payload, content_type="application/json", **headers)
 
 
 def _requests(scenario) -> list[tuple[str, dict]]:
@@ -50,6 +52,48 @@ def test_a_cached_answer_is_byte_for_byte_the_computed_one(client, scenario):
         again = _post(client, url, payload)  # from the cache
         assert computed.status_code == first.status_code == again.status_code, url
         assert computed.content == first.content == again.content, url
+
+
+def _random_requests(seed: int) -> list[tuple[str, dict]]:
+    """Three requests (sizing, configurations, TCO) for a workload drawn at random from the
+    registry's models and the fields' ranges: some have no configuration, some are refused."""
+    draw = random.Random(seed)
+    model = draw.choice([entry.id for entry in all_models()])
+    task = draw.choice(["inference", "fine_tuning", "training"])
+    workload: dict = {"task": task, "model": model}
+    if task == "inference":
+        workload["inference"] = {
+            "concurrent_requests": draw.choice([1, 3, 16, 64, 250, 1000]),
+            "sequence_length": draw.choice([512, 2048, 8192, 32768]),
+        }
+    elif task == "fine_tuning":
+        workload["training"] = {"method": draw.choice(["lora", "qlora", "full"])}
+    environment = draw.choice(["production", "experiment"])
+    region = draw.choice(["FR", "DE", "US", "GB"])
+    currency = draw.choice(["EUR", "USD"])
+    ask = {"workload": workload, "environment": environment, "currency": currency}
+    return [
+        (SIZING, workload),
+        (CONFIGURATIONS, ask | {"uptime": draw.choice(["business_hours", "always_on"])}),
+        (TCO, ask | {"region": region, "horizon_years": draw.randint(1, 7)}),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_on_random_workloads_the_kept_answers_are_the_computed_ones(client, seed):
+    """Computed from the database with nothing kept (versions forgotten, memo off), then with
+    the per-version snapshot, price ages and assumptions warm, then from the memo: the same
+    bytes, in English and in French."""
+    region_assumptions_seed()
+    for language in ("en", "fr"):
+        for url, payload in _random_requests(seed):
+            versions_forget()
+            with override_settings(ANSWER_CACHE_SECONDS=0):
+                cold = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
+            warm = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
+            kept = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
+            assert cold.status_code == warm.status_code == kept.status_code, (url, payload)
+            assert cold.content == warm.content == kept.content, (url, payload)
 
 
 def test_a_hit_computes_nothing(client):
