@@ -12,9 +12,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from quotes.advice.compute import compute
+from quotes.advice.kept import computed_get
 from quotes.advice.result import AdviceInputs
-from quotes.advice.store import result_to_json
 from quotes.models import Partner, Quote, QuoteOrigin, WizardResult
 from quotes.partners.idempotency import idempotency_record_create, idempotency_replay
 from quotes.sales.services import quote_create_from_result
@@ -35,15 +34,16 @@ def partner_quote_create(
         replay = idempotency_replay(partner=partner, key=idempotency_key, fingerprint=fingerprint)
         if replay is not None:
             return replay, False
-    computed = result_to_json(compute(inputs))  # outside the transaction: no locks held
+    computed = computed_get(inputs)  # outside the transaction: no locks held
     try:
         with transaction.atomic():
             result = WizardResult.objects.create(
-                language=language, answers={"source": "partner_api"}, result=computed
+                language=language, answers={"source": "partner_api"}, result=computed.stored
             )
             quote = quote_create_from_result(
                 user=None,
                 result=result,
+                advice=computed.result,
                 customer=customer,
                 origin=QuoteOrigin.PARTNER_API,
                 partner=partner,

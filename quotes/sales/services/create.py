@@ -211,6 +211,7 @@ def quote_create_from_result(
     result: WizardResult,
     customer: dict[str, Any],
     origin: str,
+    advice: AdviceResult | None = None,
     request: QuoteRequest | None = None,
     partner: Partner | None = None,
     today: dt.date | None = None,
@@ -218,8 +219,10 @@ def quote_create_from_result(
     """A quote of a stored wizard result: its chosen configuration's parts at the stored
     prices, plus a managed-hosting monthly line when the customer chose managed hosting.
     ``customer``: company, contact_name, email, country, and optionally vat_number, is_business.
+    ``advice``: the result the stored one was just made from (saves decoding it).
     Call inside a transaction."""
-    advice = result_from_json(result.result)
+    if advice is None:
+        advice = result_from_json(result.result)
     option = None if advice is None else advice.chosen
     if advice is None or option is None:
         raise ValidationError(
