@@ -13,12 +13,12 @@ them (the result is made of frozen dataclasses; the stored form is written to JS
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from catalog.selectors import per_version_cache
 from engine.codec import encode
+from gpuquote.core.kept import KeptValues
 from quotes.advice.compute import compute
 from quotes.advice.result import AdviceInputs, AdviceResult
 from quotes.advice.selectors import data_version_get
@@ -39,18 +39,14 @@ def computed_get(inputs: AdviceInputs) -> Computed:
     """``compute(inputs)`` and its stored form, from this process's recent results when the
     same inputs were computed with the same data. Raises what ``compute`` raises (never kept)."""
     key = (json.dumps(encode(inputs), sort_keys=True), repr(data_version_get()))
-    kept = _computed.get(key)
-    if kept is not None:
-        _computed.move_to_end(key)
-        return kept
-    result = compute(inputs)
-    kept = Computed(result, result_to_json(result))
-    _computed[key] = kept
-    while len(_computed) > COMPUTED_KEPT:
-        _computed.popitem(last=False)
-    return kept
+
+    def make() -> Computed:
+        result = compute(inputs)
+        return Computed(result, result_to_json(result))
+
+    return _computed.get_or_make(key, make)
 
 
-# Per process: (inputs, data version) -> the computed result, least recently used first.
-_computed: OrderedDict[tuple[str, str], Computed] = OrderedDict()
+# Per process: (inputs, data version) -> the computed result.
+_computed: KeptValues[tuple[str, str], Computed] = KeptValues(COMPUTED_KEPT)
 per_version_cache(_computed.clear)

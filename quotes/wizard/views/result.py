@@ -21,7 +21,7 @@ from gpuquote.core.ratelimit import rate_limited
 from quotes.advice.presenters import localized_text
 from quotes.advice.result import AdviceResult
 from quotes.advice.selectors import catalog_gpu_choices_get, catalog_gpus_get
-from quotes.advice.store import inputs_from_json, result_from_json
+from quotes.advice.store import inputs_from_json
 from quotes.models import WizardResult
 from quotes.pdf import render as pdf_render
 from quotes.wizard.export import options_csv
@@ -29,6 +29,7 @@ from quotes.wizard.forms import (
     QuoteRequestForm,
 )
 from quotes.wizard.forms.reprice import RepriceForm
+from quotes.wizard.kept_results import result_page_context, stored_advice_get
 from quotes.wizard.reprice import repriced
 from quotes.wizard.result_page import result_context
 from quotes.wizard.services import quote_request_create, wizard_result_create
@@ -52,7 +53,7 @@ def _outdated(request: HttpRequest, result: WizardResult, error: str = "") -> Ht
 @require_GET
 def result_detail(request: HttpRequest, token: str) -> HttpResponse:
     result = get_object_or_404(WizardResult, token=token)
-    advice = result_from_json(result.result)
+    advice = stored_advice_get(result)
     if advice is None:
         return _outdated(request, result)
     return _result_page(request, result, advice)
@@ -66,7 +67,7 @@ def _result_page(
     quote_form: QuoteRequestForm | None = None,
     reprice_form: RepriceForm | None = None,
 ) -> HttpResponse:
-    context = result_context(result, advice, request)
+    context = result_page_context(result, advice, request)
     context["quote_form"] = quote_form or QuoteRequestForm()
     context["reprice_form"] = reprice_form or RepriceForm(
         initial=RepriceForm.initial_from(advice.inputs),
@@ -82,7 +83,7 @@ def result_reprice(request: HttpRequest, token: str) -> HttpResponse:
     under a new private link (the old one keeps its answers and any quote request made on it).
     A mistake shows the page again with the form's errors, named by field."""
     result = get_object_or_404(WizardResult, token=token)
-    advice = result_from_json(result.result)
+    advice = stored_advice_get(result)
     if advice is None:
         return redirect("wizard:result", token=result.token)
     # Validated against the catalog itself, not the cached list: a model just removed is refused.
@@ -109,7 +110,7 @@ def result_recompute(request: HttpRequest, token: str) -> HttpResponse:
     """A result stored by an earlier schema, computed again from its stored inputs under a new
     private link (the old one keeps its answers and any quote request made on it)."""
     result = get_object_or_404(WizardResult, token=token)
-    if result_from_json(result.result) is not None:
+    if stored_advice_get(result) is not None:
         return redirect("wizard:result", token=result.token)
     inputs = inputs_from_json(result.result)
     if inputs is None:
@@ -130,7 +131,7 @@ def result_use_budget(request: HttpRequest, token: str) -> HttpResponse:
     """ "Use 146,493 EUR": the same answers with the budget the cheapest sound configuration
     needs, computed under a new private link (the old one keeps its answers)."""
     result = get_object_or_404(WizardResult, token=token)
-    advice = result_from_json(result.result)
+    advice = stored_advice_get(result)
     if advice is None or advice.build.budget_needed is None:
         return redirect("wizard:result", token=result.token)
     needed = advice.build.budget_needed.amount
@@ -147,7 +148,7 @@ def result_use_budget(request: HttpRequest, token: str) -> HttpResponse:
 def result_csv(request: HttpRequest, token: str) -> HttpResponse:
     """The options and their costs as a CSV file, in the result's language."""
     result = get_object_or_404(WizardResult, token=token)
-    advice = result_from_json(result.result)
+    advice = stored_advice_get(result)
     if advice is None:
         return redirect("wizard:result", token=result.token)
     with translation.override(result.language):
@@ -167,7 +168,7 @@ QUOTE_ALREADY_RECORDED = "already"
 @rate_limited(group="quote_request", rate_setting="QUOTE_REQUEST_RATE", methods=["POST"])
 def quote_request(request: HttpRequest, token: str) -> HttpResponse:
     result = get_object_or_404(WizardResult, token=token)
-    advice = result_from_json(result.result)
+    advice = stored_advice_get(result)
     if advice is None:
         return redirect("wizard:result", token=result.token)
     form = QuoteRequestForm(request.POST)
@@ -212,7 +213,7 @@ def checklist_pdf(request: HttpRequest, token: str) -> HttpResponse:
         key = f"checklist-pdf:v{CHECKLIST_PDF_VERSION}:{result.token}:{result.language}"
         document = cache.get(key)
         if document is None:
-            advice = result_from_json(result.result)
+            advice = stored_advice_get(result)
             if advice is None:
                 return redirect("wizard:result", token=result.token)
             # The link printed in the PDF is the site's own (SITE_URL), whoever asked first.

@@ -1,0 +1,35 @@
+"""A bounded map of values kept in one process's memory, least recently used dropped first:
+for values that are costly to make and never change under their key (a stored result's page,
+a result computed for a question and a data version)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class KeptValues(Generic[K, V]):
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._values: OrderedDict[K, V] = OrderedDict()
+
+    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
+        """The value kept under ``key``, else ``make()``'s, kept (what ``make`` raises is not)."""
+        if key in self._values:
+            self._values.move_to_end(key)
+            return self._values[key]
+        value = make()
+        self._values[key] = value
+        while len(self._values) > self.size:
+            self._values.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        self._values.clear()
+
+    def __len__(self) -> int:
+        return len(self._values)
