@@ -54,7 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "gpuquote.core.csp.SitePolicyCSPMiddleware",  # django-csp, the site policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -221,6 +221,8 @@ REST_FRAMEWORK = {
     # dev adds the browsable API.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "COERCE_DECIMAL_TO_STRING": True,
+    # DRF's negotiation, with no parsing for the Accept headers every client sends.
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "gpuquote.api.negotiation.JsonFirstNegotiation",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPUQuote API",

@@ -8,6 +8,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import cast
 
+from django.conf import settings
 from django.core.cache import cache
 
 from catalog.selectors import (
@@ -46,7 +47,8 @@ def data_version_get() -> tuple:
         catalog_version_get(),
         cloud_prices_version_get(),
         region_assumptions_version_get(),
-        price_stale_before(),
+        # It moves at midnight, or when the setting changes (kept per setting).
+        trusted_version(f"stale-before-{settings.PRICE_STALE_DAYS}", price_stale_before),
     )
 
 
