@@ -12,8 +12,8 @@ plain HTTP, throttles raised out of the way over a one-second window: they are t
 elsewhere and would only turn load into 429s) with 2 sync workers on the development database
 that ``make bench`` prepared (SQLite in var/, or ``DATABASE_URL``). Each scenario is a headless
 locust run of ``BENCH_LOAD_SECONDS`` (default 60) seconds with the user class of
-``benchmarks/locustfile.py`` named on the command line; the quote scenario sends a fresh API key of the partner
-"Load benchmark", revoked at the end.
+``benchmarks/locustfile.py`` named on the command line; the quote scenario sends a fresh API key
+of the partner "Load benchmark", revoked at the end.
 
 Users: 8, closed loop (no think time). Two sync workers serve two requests at a time; with 8
 users about three more wait in each worker's queue, so a worker never idles between requests,
