@@ -43,7 +43,7 @@ def _fully_sharded(workload: Workload) -> Workload:
     )
 
 
-def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
+def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> Sizing | None:
     """The job sized on the GPU model it would run on, at the GPU count it needs; None: no fit.
 
     The count is the most of: what memory needs, what the deadline or the throughput target
@@ -51,7 +51,7 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
     when sharded is re-sized with ZeRO-3, as ``min_gpus`` assumed.
     """
     profile = gpu_profile(gpu)
-    first = size(workload, gpu=profile)
+    first = size(workload, gpu=profile, explain=explain)
     if first.min_gpus is None:
         return None
     wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
@@ -61,17 +61,21 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec) -> Sizing | None:
     # The first sizing already ran at the count it picked: sizing again at the same count gives
     # the same answer, unless training must then be sharded (``sized_on``).
     reshard = first.fits is False and workload.is_training and gpus > 1
-    sized = first if gpus == first.gpus and not reshard else sized_on(workload, gpu, gpus)
+    sized = (
+        first
+        if gpus == first.gpus and not reshard
+        else sized_on(workload, gpu, gpus, explain=explain)
+    )
     return sized if sized.fits is not False else None
 
 
-def sized_on(workload: Workload, gpu: GpuSpec, gpus: int) -> Sizing:
+def sized_on(workload: Workload, gpu: GpuSpec, gpus: int, *, explain: bool = True) -> Sizing:
     """The job on ``gpus`` x ``gpu``; training that does not fit unsharded is sharded (ZeRO-3),
     as the builder assumes when it counts the GPUs (one GPU has nothing to shard with)."""
     profile = gpu_profile(gpu)
-    sized = size(workload, gpu=profile, gpus=gpus)
+    sized = size(workload, gpu=profile, gpus=gpus, explain=explain)
     if sized.fits is False and workload.is_training and gpus > 1:
-        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus)
+        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus, explain=explain)
     return sized
 
 
@@ -105,7 +109,7 @@ def build_needs(
             return None
         key = (gpu.memory_gb, gpu.memory_bandwidth_gbs, gpu.bf16_tflops, gpu.fp8_tflops)
         if key not in fits:
-            sized = sizing_on_gpu(workload, gpu)
+            sized = sizing_on_gpu(workload, gpu, explain=False)  # the figures alone
             fits[key] = (
                 None
                 if sized is None

@@ -26,7 +26,15 @@ from .constants import (
     SOURCE_ZERO,
     USABLE_MEMORY_FRACTION,
 )
-from .explain import _explain, _explain_compute, _explain_fit, _explain_model, _r, _sig
+from .explain import (
+    Unexplained,
+    _explain,
+    _explain_compute,
+    _explain_fit,
+    _explain_model,
+    _r,
+    _sig,
+)
 from .explain_memory import _explain_memory
 from .fit import (
     _check_gpus,
@@ -48,11 +56,13 @@ def size(
     gpu: GpuProfile | None = None,
     gpus_per_node: int = 8,
     mfu: float | None = None,
+    explain: bool = True,
 ) -> Sizing:
     """Size ``workload``. ``gpus`` None: training uses ``workload.training.gpus``, inference the
     minimum that fits on ``gpu`` (or 1). ``mfu`` overrides the model-FLOPs utilisation used for
     training time (default ``DEFAULT_MFU`` for transformers, ``NON_TRANSFORMER_MFU`` otherwise).
-    Memory in GB = 10^9 bytes."""
+    Memory in GB = 10^9 bytes. ``explain`` False: the same figures without the explanations
+    (none is built), for callers that read only the figures."""
     _check_gpus(gpus)
     if gpus_per_node < 1:
         raise ValueError("gpus_per_node must be at least 1")
@@ -61,7 +71,7 @@ def size(
     plan = _plan(workload, model)
     training = workload.is_training
     t = workload.training_or_default
-    ex: list[Explanation] = []
+    ex: list[Explanation] = [] if explain else Unexplained()
     usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB if gpu else None
 
     min_n: int | None = None

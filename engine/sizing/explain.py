@@ -25,6 +25,14 @@ def _sig(x: float) -> float:
     return float(f"{x:.3g}")
 
 
+class Unexplained(list[Explanation]):
+    """Where a sizing that nobody reads the explanations of writes them: nothing is kept and
+    nothing is built (the builder sizes the job on every GPU model it considers)."""
+
+    def append(self, _item: Explanation, /) -> None:
+        return None
+
+
 def _explain(
     out: list[Explanation],
     key: str,
@@ -35,6 +43,8 @@ def _explain(
 ) -> None:
     """Add an explanation; a counted one (``ngettext_noop``) follows the parameter
     ``counted_by``."""
+    if isinstance(out, Unexplained):
+        return
     if isinstance(template, Plural):
         message = Message.counted(template, counted_by, **params)
     else:
