@@ -24,7 +24,7 @@ from quotes.advice.result import AdviceInputs, AdviceResult
 from quotes.advice.selectors import data_version_get
 from quotes.advice.store import result_to_json
 
-COMPUTED_KEPT = 32  # a stored result is ~100 KB of JSON, its objects a few times that
+COMPUTED_KEPT = 32  # a result and its stored form: ~0.4 MB (measured with tracemalloc)
 
 
 @dataclass(frozen=True, slots=True)
