@@ -252,3 +252,21 @@ def test_a_change_saved_by_this_process_is_seen_at_once(client, clock):
     row.save()
     after = _post(client, TCO, payload).json()["options"]["on_premises"]["total"]
     assert after != before
+
+
+def test_a_process_answers_from_its_recent_answers_then_from_the_shared_cache(client):
+    first = _post(client, CONFIGURATIONS, ASK_8B)
+    with (
+        mock.patch.object(memo.cache, "get", wraps=memo.cache.get) as shared_get,
+        mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get) as computed,
+    ):
+
+        def answers_read() -> int:  # the throttle reads the cache too
+            return sum(str(call.args[0]).startswith("answer:") for call in shared_get.mock_calls)
+
+        again = _post(client, CONFIGURATIONS, ASK_8B)
+        assert (answers_read(), computed.call_count) == (0, 0)  # this process's own
+        memo._recent.clear()  # as another process, which never answered it, would
+        elsewhere = _post(client, CONFIGURATIONS, ASK_8B)
+        assert (answers_read(), computed.call_count) == (1, 0)  # the shared cache's
+    assert first.content == again.content == elsewhere.content
