@@ -107,6 +107,8 @@ class CountryFormField(forms.ChoiceField):
     widget = CountrySelect
 
     def __init__(self, **kwargs: Any) -> None:
+        if "choices" in kwargs:  # a list of its own: rendered each time, not kept
+            kwargs.setdefault("widget", forms.Select)
         kwargs.setdefault("choices", country_choices)
         super().__init__(**kwargs)
 

@@ -5,6 +5,7 @@ later visit shows the same page, with its own CSRF token and its own forms."""
 from __future__ import annotations
 
 import re
+from typing import cast
 from unittest import mock
 
 import pytest
@@ -81,6 +82,10 @@ def test_a_kept_country_select_is_the_select_django_renders(value, language):
     assert len(plain) > 5000  # every country
 
 
-def test_the_country_field_uses_the_kept_select():
+def test_the_country_field_uses_the_kept_select_for_every_country_only():
     assert isinstance(CountryFormField().widget, CountrySelect)
     assert isinstance(QuoteRequestForm().fields["country"].widget, CountrySelect)
+    few = CountryFormField(choices=[("FR", "France"), ("DE", "Germany")])
+    widget = cast(forms.Widget, few.widget)  # an instance once the field is built
+    assert not isinstance(widget, CountrySelect)  # its own list: never served from the kept
+    assert widget.render("country", "DE").count("<option") == 2
