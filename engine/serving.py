@@ -58,7 +58,7 @@ from .sizing.images import (
 )
 from .sizing.model import _Model, _resolve_workload
 from .sizing.plan import _plan
-from .software import SoftwareStack, software_stack
+from .software import SoftwareStack, StackPurpose, software_stack
 from .workload import Workload, validate_workload
 
 GB = 1e9
@@ -210,7 +210,12 @@ def performance_for(
         images = _images(workload, model, gpu, total_gpus, lines, ex)
     elif model.autoregressive and model.arch.is_transformer:
         serving = _serving(workload, model, gpu, gpus_per_replica, replicas, lines, ex)
-    software = software_stack(gpu.vendor)
+    software = software_stack(
+        gpu.vendor,
+        architecture=gpu.architecture,
+        purpose=_stack_purpose(workload, model, gpu, total_gpus),
+        precision=str(workload.precision),
+    )
     if software is not None:
         lines.append(software.statement)
         ex.append(
@@ -226,6 +231,21 @@ def performance_for(
         lines=tuple(lines),
         explanations=tuple(ex),
     )
+
+
+def _stack_purpose(
+    workload: Workload, model: _Model, gpu: GpuSpec, total_gpus: int
+) -> StackPurpose:
+    """What the GPUs run, for the frameworks of the software stack: training whose model is
+    split over the GPUs (as the sizing on them found) needs a sharding framework."""
+    if workload.is_training:
+        sharded = (
+            total_gpus > 1 and sized_on(workload, gpu, total_gpus, explain=False).model_sharded
+        )
+        return StackPurpose.TRAINING_SHARDED if sharded else StackPurpose.TRAINING
+    if model.autoregressive and model.arch.is_transformer:
+        return StackPurpose.SERVING_LLM
+    return StackPurpose.SERVING
 
 
 def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:

@@ -400,6 +400,10 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
             "statement": render(software.statement),
             "sources": list(software.sources),
             "seen_on": software.seen_on.isoformat(),
+            "stack": [
+                {"key": line.key, "text": render(line.text), "sources": list(line.sources)}
+                for line in software.lines
+            ],
         },
         "lines": [render(line) for line in performance.lines],
         "explanations": explanations_to_list(performance.explanations, render),

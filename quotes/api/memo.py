@@ -29,7 +29,7 @@ from gpuquote.core.kept import KeptValues
 from quotes.advice.selectors import data_version_get
 
 # Bump when an answer's shape or its computation changes without a data change.
-ANSWER_MEMO_VERSION = 2  # 2: the rendered bytes, keyed by media type too
+ANSWER_MEMO_VERSION = 3  # 2: the rendered bytes, keyed by media type too; 3: software stack
 
 
 def answer_key(endpoint: str, data: Any, media_type: str = "") -> str | None:

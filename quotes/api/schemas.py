@@ -307,12 +307,26 @@ class TrainingTimeSchema(serializers.Serializer):
     meets_deadline = serializers.BooleanField(allow_null=True, help_text="null: no deadline.")
 
 
+class StackLineSchema(serializers.Serializer):
+    key = serializers.ChoiceField(
+        choices=["os", "driver", "platform", "container", "frameworks", "kernels"]
+    )
+    text = serializers.CharField(help_text="In the reader's language.")
+    sources = serializers.ListField(child=serializers.URLField())
+
+
 class SoftwareStackSchema(serializers.Serializer):
     vendor = serializers.CharField()
     platform = serializers.CharField(help_text="CUDA (NVIDIA) or ROCm (AMD).")
     statement = serializers.CharField()
     sources = serializers.ListField(child=serializers.CharField())
     seen_on = serializers.DateField(help_text="When the sources were read.")
+    stack = StackLineSchema(
+        many=True,
+        help_text="The stack line by line for the option's GPUs and work: operating system, "
+        "driver, CUDA or ROCm release, container runtime, frameworks, and the kernels of a "
+        "compact number format; each with its source.",
+    )
 
 
 class PerformanceSchema(serializers.Serializer):
