@@ -15,7 +15,7 @@ from engine.assumptions import (
     known_gpu_models,
     region_defaults,
 )
-from engine.assumptions.facts import COMMON, OFFERS
+from engine.assumptions.facts import OFFERS
 from engine.i18n import Message
 from engine.money import Money
 
@@ -334,23 +334,3 @@ def test_no_source_shown_to_a_customer_is_a_placeholder_or_a_repository_path():
     labels = [assumption.label.render() for assumption in per_model]
     assert any("(A100 PCIe)" in label for label in labels)
     assert not any("_" in label for label in labels)
-
-
-def test_every_builtin_source_has_a_french_translation():
-    # Each built-in source is one literal marked for translation (never built by
-    # concatenation), so the French catalog has it: GPUQuote's words in French, its figures
-    # with a decimal comma, what it cites kept as published.
-    from django.utils import translation
-
-    sources = {
-        assumption.source
-        for region in REGIONS
-        for assumption in region_defaults(region, "EUR").values()
-    }
-    with translation.override("fr"):
-        french = {source: translation.gettext(source) for source in sources}
-        managed = translation.gettext(COMMON["managed_staff_fte_per_server"].source)
-
-    assert [source for source, text in french.items() if text == source] == []
-    assert managed.startswith("Choix de GPUQuote\u00a0: l'hébergeur prend en charge")
-    assert "estimé à 40\u00a0% de l'effort sur site (0,05 × 0,4)." in managed
