@@ -340,6 +340,25 @@ def _eur(amount: str) -> Money:
     return Money(Decimal(amount), "EUR")
 
 
+def advice_inputs_make(**overrides: Any) -> AdviceInputs:
+    """The computation's inputs: a production 70B service in France, around the clock, over
+    3 years in EUR, managed; ``overrides`` by field name."""
+    values: dict[str, Any] = {
+        "workload": {"task": "inference", "model": "llama-3.1-70b"},
+        "environment": "production",
+        "uptime": "always_on",
+        "growth_gpus": 0,
+        "deployment": "managed",
+        "region": "FR",
+        "currency": "EUR",
+        "horizon_years": 3,
+        "utilization": Decimal("0.7"),
+        "budget": None,
+        "overrides": {},
+    }
+    return AdviceInputs(**(values | overrides))
+
+
 def advice_result_build(*, deployment: str = "managed") -> AdviceResult:
     """An advice result whose balanced option is 2 servers of 8 H100 (no TCO), built by hand:
     a quote made from it has known lines."""
@@ -366,19 +385,7 @@ def advice_result_build(*, deployment: str = "managed") -> AdviceResult:
     )
     workload = {"task": "inference", "model": "llama-3.1-70b"}
     return AdviceResult(
-        inputs=AdviceInputs(
-            workload=workload,
-            environment="production",
-            uptime="always_on",
-            growth_gpus=0,
-            deployment=deployment,
-            region="FR",
-            currency="EUR",
-            horizon_years=3,
-            utilization=Decimal("0.7"),
-            budget=None,
-            overrides={},
-        ),
+        inputs=advice_inputs_make(workload=workload, deployment=deployment),
         model=ModelSummary("llama-3.1-70b", "Llama", 70.6),
         sizing=size(workload_from_dict(workload)),
         build=BuildResult(options=(option,), unmet=()),

@@ -10,8 +10,8 @@ import pytest
 
 from engine.tco import Option
 from quotes.advice.compute import compute
-from quotes.advice.result import AdviceInputs
 from quotes.advice.selectors import assumptions_get
+from tests.factories import advice_inputs_make
 
 pytestmark = pytest.mark.django_db
 
@@ -39,18 +39,12 @@ JOBS = {
 
 def _advise(workload, *, budget=None):
     return compute(
-        AdviceInputs(
+        advice_inputs_make(
             workload=workload,
             environment="experiment",
             uptime="business_hours",
-            growth_gpus=0,
             deployment="not_sure",
-            region="FR",
-            currency="EUR",
-            horizon_years=3,
-            utilization=Decimal("0.7"),
             budget=budget,
-            overrides={},
         )
     )
 

@@ -4,8 +4,6 @@ computation gives."""
 
 from __future__ import annotations
 
-import dataclasses
-from decimal import Decimal
 from typing import Any
 from unittest import mock
 
@@ -13,34 +11,19 @@ import pytest
 
 from catalog.models import Price
 from quotes.advice import kept
-from quotes.advice.inputs import Uptime
 from quotes.advice.result import AdviceInputs
 from quotes.advice.store import result_from_json, result_to_json
 from quotes.models import QuoteOrigin, WizardResult
 from quotes.sales.services import quote_create_from_result
+from tests.factories import advice_inputs_make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seed_catalog")]
 
 CUSTOMER = {"company": "Acme", "contact_name": "Ada", "email": "ada@example.com", "country": "FR"}
 
 
-BASE = AdviceInputs(
-    workload={"task": "inference", "model": "llama-3.1-8b"},
-    environment="production",
-    uptime=Uptime.ALWAYS_ON,
-    growth_gpus=0,
-    deployment="managed",
-    region="FR",
-    currency="EUR",
-    horizon_years=3,
-    utilization=Decimal("0.7"),
-    budget=None,
-    overrides={},
-)
-
-
 def _inputs(**overrides: Any) -> AdviceInputs:
-    return dataclasses.replace(BASE, **overrides)
+    return advice_inputs_make(workload={"task": "inference", "model": "llama-3.1-8b"}, **overrides)
 
 
 def test_the_same_question_is_computed_once_per_data_version():
