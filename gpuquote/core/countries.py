@@ -26,6 +26,7 @@ from engine.vat import (
     normalize_vat_number,
     vat_number_is_valid,
 )
+from gpuquote.core.kept import KeptValues
 
 # "value": the parameter Django's own "invalid_choice" message gets (the model field uses this).
 COUNTRY_MESSAGE = _("“%(value)s” is not an ISO 3166-1 country code (such as FR or DE).")
@@ -63,11 +64,6 @@ def country_choices() -> list[tuple[str, str]]:
     return [("", "—"), *((country.code, str(country.name)) for country in countries)]
 
 
-# Rendered country selects kept per process, at most this many (language x field x value x
-# attributes: a few dozen in practice).
-COUNTRY_SELECTS_KEPT = 256
-
-
 class CountrySelect(forms.Select):
     """The country select, its HTML rendered once per language, field name, value and
     attributes: the list never changes while the process runs, and its ~250 options took a
@@ -87,16 +83,13 @@ class CountrySelect(forms.Select):
             repr(sorted((self.attrs | (attrs or {})).items())),
             id(renderer),
         )
-        html = _country_selects.get(key)
-        if html is None:
-            html = super().render(name, value, attrs, renderer)
-            if len(_country_selects) >= COUNTRY_SELECTS_KEPT:
-                _country_selects.clear()
-            _country_selects[key] = html
-        return html
+        return _country_selects.get_or_make(
+            key, lambda: super(CountrySelect, self).render(name, value, attrs, renderer)
+        )
 
 
-_country_selects: dict[tuple[Any, ...], SafeString] = {}
+# Per process: the rendered selects (language x field x value x attributes: a few dozen).
+_country_selects: KeptValues[tuple[Any, ...], SafeString] = KeptValues(256)
 
 
 class CountryFormField(forms.ChoiceField):
