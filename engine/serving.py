@@ -44,6 +44,7 @@ from .sizing import (
     SOURCE_DECODE,
     SOURCE_MFU,
     Explanation,
+    Sizing,
     size,
 )
 from .sizing.compute import _peak_flops, parameters_read_per_step
@@ -204,16 +205,22 @@ def performance_for(
     lines: list[Message] = []
     ex: list[Explanation] = []
     serving = images = training = None
+    purpose = StackPurpose.SERVING
     if workload.is_training:
-        training = _training(workload, gpu, total_gpus, lines, ex)
+        sized = sized_on(workload, gpu, total_gpus)
+        training = _training(workload, gpu, sized, lines, ex)
+        # A model the sizing splits over the GPUs needs a sharding framework.
+        sharded = total_gpus > 1 and sized.model_sharded
+        purpose = StackPurpose.TRAINING_SHARDED if sharded else StackPurpose.TRAINING
     elif model.kind in (ModelKind.DIFFUSION, ModelKind.VISION):
         images = _images(workload, model, gpu, total_gpus, lines, ex)
     elif model.autoregressive and model.arch.is_transformer:
         serving = _serving(workload, model, gpu, gpus_per_replica, replicas, lines, ex)
+        purpose = StackPurpose.SERVING_LLM
     software = software_stack(
         gpu.vendor,
         architecture=gpu.architecture,
-        purpose=_stack_purpose(workload, model, gpu, total_gpus),
+        purpose=purpose,
         precision=str(workload.precision),
     )
     if software is not None:
@@ -231,21 +238,6 @@ def performance_for(
         lines=tuple(lines),
         explanations=tuple(ex),
     )
-
-
-def _stack_purpose(
-    workload: Workload, model: _Model, gpu: GpuSpec, total_gpus: int
-) -> StackPurpose:
-    """What the GPUs run, for the frameworks of the software stack: training whose model is
-    split over the GPUs (as the sizing on them found) needs a sharding framework."""
-    if workload.is_training:
-        sharded = (
-            total_gpus > 1 and sized_on(workload, gpu, total_gpus, explain=False).model_sharded
-        )
-        return StackPurpose.TRAINING_SHARDED if sharded else StackPurpose.TRAINING
-    if model.autoregressive and model.arch.is_transformer:
-        return StackPurpose.SERVING_LLM
-    return StackPurpose.SERVING
 
 
 def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:
@@ -539,11 +531,12 @@ def _images(
 def _training(
     workload: Workload,
     gpu: GpuSpec,
-    total_gpus: int,
+    sized: Sizing,
     lines: list[Message],
     ex: list[Explanation],
 ) -> TrainingTime | None:
-    sized = sized_on(workload, gpu, total_gpus)
+    """``sized``: the job on the option's GPUs (``sized_on``)."""
+    total_gpus = sized.gpus
     hours = sized.training_hours
     if hours is None:
         return None
