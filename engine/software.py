@@ -20,6 +20,9 @@ from types import MappingProxyType
 from . import rules
 from .i18n import Message, gettext_noop
 
+# When the summary statements' sources were read (issue 14). The line-by-line facts below cite
+# their publishers' pages; of them, only the CUDA driver table was re-read this stop
+# (2026-12-04, NVIDIA's release notes): re-read the others before relying on a version.
 SEEN_ON = dt.date(2026, 12, 3)
 
 VLLM_GPU_INSTALL = "https://docs.vllm.ai/en/latest/getting_started/installation/gpu/"
