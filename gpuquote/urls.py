@@ -12,6 +12,10 @@ from gpuquote import views
 from quotes.wizard.views import steps as wizard_steps
 
 api_v1: list[URLPattern | URLResolver] = [
+    # The public calculators and the partner endpoints first (the most called), then the
+    # catalog and the documentation; no two of these patterns match the same path.
+    path("", include("quotes.api.urls")),
+    path("", include("catalog.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI runs under the site's strict policy: its start-up script is served by the same
     # view (?script=), its page styles come from a static file.
@@ -31,18 +35,17 @@ api_v1: list[URLPattern | URLResolver] = [
         ),
         name="redoc",
     ),
-    path("", include("catalog.api.urls")),
-    path("", include("quotes.api.urls")),
 ]
 
 urlpatterns = [
+    # The API first: its calls are most of the traffic, and Django tries the patterns in order.
+    path("api/v1/", include((api_v1, "api"))),
     # "/" opens the wizard's first step; "home" stays the name the templates link to.
     path("", wizard_steps.wizard_step, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("livez", views.livez, name="livez"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("api/v1/", include((api_v1, "api"))),
     # Anything else under /api/: a JSON problem, never the site's HTML 404 page.
     re_path(r"^api/", views.api_not_found),
     path("", include("quotes.wizard.urls")),

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
@@ -41,6 +42,18 @@ class PartnerPrincipal:
 
     def __str__(self) -> str:
         return f"partner:{self.partner.pk}"
+
+
+class SessionCookieAuthentication(SessionAuthentication):
+    """DRF's session authentication (its CSRF check included), answering at once for a request
+    without the session cookie: with no cookie there is no session, so no user. DRF would
+    build the lazy user and read the empty session to learn the same (a tenth of a memoised
+    calculator answer's time), and the API's callers are partners and anonymous clients."""
+
+    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+        if settings.SESSION_COOKIE_NAME not in request._request.COOKIES:
+            return None
+        return super().authenticate(request)
 
 
 class ApiKeyFailureThrottle(SimpleRateThrottle):

@@ -197,7 +197,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "quotes.api.auth.ApiKeyAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "gpuquote.api.auth.SessionCookieAuthentication",  # DRF's, none without the cookie
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_THROTTLE_CLASSES": [

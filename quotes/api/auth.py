@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed, Throttled
@@ -61,6 +62,12 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": "`Api-Key <key>` or `Bearer <key>`; keys are issued in the admin.",
         }
+
+
+class SessionCookieScheme(SessionScheme):
+    """The schema's ``cookieAuth``, as for DRF's own session authentication."""
+
+    target_class = "gpuquote.api.auth.SessionCookieAuthentication"
 
 
 class IsPartnerOrWebhookEditor(IsPartnerOrSalesStaff):
