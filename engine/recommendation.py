@@ -14,6 +14,7 @@ from .builder import Option as BuiltOption
 from .builder import Tier
 from .i18n import Message, gettext_noop, ngettext_noop
 from .money import Money
+from .service_tiers import monthly_with_service
 from .sizing import Sizing
 from .tco import JobCost, ManagedOffer, TcoResult
 from .tco import Option as Way
@@ -137,7 +138,8 @@ def recommend(
     managed_months = None
     if offer is not None and horizon is not None:
         contract = offer.term(horizon)
-        managed_monthly = contract.monthly * option.servers
+        tier = None if tco is None else tco.service_tier
+        managed_monthly = monthly_with_service(contract.monthly, tier) * option.servers
         managed_months = contract.months
     cloud_monthly = None
     if tco is not None and tco.cloud is not None:

@@ -84,6 +84,29 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         )
     )
     explanations.extend(_managed_explanations(v.managed, months))
+    tier = inp.service_tier
+    if tier is not None and Option.MANAGED in costs and not tier.monthly.amount:
+        explanations.append(
+            _msg(
+                gettext_noop(
+                    "Managed hosting includes the %(tier)s service tier at no extra cost."
+                ),
+                tier=tier.code,
+            )
+        )
+    elif tier is not None and Option.MANAGED in costs:
+        explanations.append(
+            _msg(
+                gettext_noop(
+                    "Managed hosting with the %(tier)s service tier: %(price)s %(currency)s per "
+                    "server and month on top of the hosting fee, the managed option's support "
+                    "line."
+                ),
+                tier=tier.code,
+                price=tier.monthly.amount.quantize(Decimal(1)),
+                currency=tier.monthly.currency,
+            )
+        )
     if Option.CLOUD not in costs:
         explanations.append(
             _msg(
@@ -119,6 +142,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         assumptions=_shown(assumptions.values(), set(costs), months, v.managed, currency),
         explanations=tuple(explanations),
         managed_offer=v.managed,
+        service_tier=tier,
     )
 
 

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from ..assumptions import Assumptions
 from ..i18n import Message, gettext_noop
 from ..money import Money
+from ..service_tiers import ServiceTier
 
 HOURS_PER_YEAR = 8760
 HOURS_PER_MONTH = 730  # 8,760 / 12
@@ -141,6 +142,9 @@ class TcoInput:
     # A service that runs around the clock: cloud GPUs are billed for every hour they run,
     # whatever their utilisation; otherwise (experiments, batch jobs) for the share of hours used.
     always_on: bool = False
+    # The managed offer's service tier (issue 18): its price is the managed option's support
+    # line. None: the hosting fee alone (results stored before the tiers, the on-premises view).
+    service_tier: ServiceTier | None = None
 
     def __post_init__(self) -> None:
         years = self.horizon_years
@@ -182,6 +186,7 @@ class TcoInput:
             ("currency", None),
             ("price", config.price),
             ("managed_monthly_price", config.managed_monthly_price),
+            ("service_tier", None if self.service_tier is None else self.service_tier.monthly),
         ):
             currency = self.currency if money is None else money.currency
             if currency != self.assumptions.currency:

@@ -40,6 +40,7 @@ class _Values:
     network: Decimal
     software: Decimal
     managed: ManagedOffer  # per server, every contract term
+    service: Decimal  # the service tier's price per server and month (0: none chosen)
     power_included: bool
     cloud_price: Decimal | None
     reserved_discount: Decimal
@@ -76,6 +77,7 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         network=a.value("network_per_server_month"),
         software=a.value("software_per_gpu_year"),
         managed=managed_offer(config, a),
+        service=_ZERO if inp.service_tier is None else inp.service_tier.monthly.amount,
         power_included=a.value("managed_power_included") == _ONE,
         cloud_price=a.value("cloud_price_per_gpu_hour")
         if "cloud_price_per_gpu_hour" in a
@@ -121,6 +123,8 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
         Category.STAFF: (_ZERO, staff * v.managed_fte),
         Category.SOFTWARE: (_ZERO, software),
     }
+    if v.service:
+        managed[Category.SUPPORT] = (_ZERO, v.service * v.servers)  # the chosen service tier
     if not v.power_included:
         managed[Category.POWER] = (_ZERO, power)
         managed[Category.COOLING] = (_ZERO, cooling)

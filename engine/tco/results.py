@@ -10,6 +10,7 @@ from types import MappingProxyType
 from ..assumptions import Assumption
 from ..i18n import Message
 from ..money import Money
+from ..service_tiers import ServiceTier
 from .hosting import ManagedOffer
 from .inputs import Option, SensitivityParameter
 
@@ -77,6 +78,8 @@ class TcoResult:
     # The host's price of one server for every contract term; ``managed`` bills the term the
     # horizon signs. None only in results stored before the provider's price model.
     managed_offer: ManagedOffer | None = None
+    # The managed offer's service tier the support line prices; None: none chosen.
+    service_tier: ServiceTier | None = None
 
     @property
     def options(self) -> Mapping[Option, OptionCost]:

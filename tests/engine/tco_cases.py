@@ -57,7 +57,16 @@ def configuration(**changes):
     return TcoConfiguration(**fields)
 
 
-def tco(config, with_assumptions, *, years=1, utilization="1", sensitivity=False, always_on=False):
+def tco(
+    config,
+    with_assumptions,
+    *,
+    years=1,
+    utilization="1",
+    sensitivity=False,
+    always_on=False,
+    service_tier=None,
+):
     inp = TcoInput(
         configuration=config,
         horizon_years=years,
@@ -66,5 +75,6 @@ def tco(config, with_assumptions, *, years=1, utilization="1", sensitivity=False
         currency="EUR",
         assumptions=with_assumptions,
         always_on=always_on,
+        service_tier=service_tier,
     )
     return compute_tco(inp, with_sensitivity=sensitivity)
