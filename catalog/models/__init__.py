@@ -1,4 +1,5 @@
-"""The catalog's models, by concern: parts, prices, price feeds (sources and runs), quarantine.
+"""The catalog's models, by concern: parts, prices, price feeds (sources and runs), quarantine,
+managed hosting's service tiers.
 
 Every model is imported here, so Django registers it and ``from catalog.models import X`` works.
 """
@@ -36,8 +37,10 @@ from catalog.models.parts import (
 )
 from catalog.models.prices import CloudPrice, Commitment, Price, PriceKind
 from catalog.models.quarantine import QuarantinedPrice, ReviewStatus
+from catalog.models.services import MONTHLY_PRICE_FIELDS, ServiceCoverage, ServiceTier
 
 __all__ = [
+    "MONTHLY_PRICE_FIELDS",
     "Audited",
     "Availability",
     "Cable",
@@ -69,6 +72,8 @@ __all__ = [
     "ReviewStatus",
     "RunStatus",
     "RunTrigger",
+    "ServiceCoverage",
+    "ServiceTier",
     "StorageServer",
     "price_source_location_errors",
 ]

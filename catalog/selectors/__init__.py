@@ -1,6 +1,6 @@
 """Reads from the catalog, by concern: current prices and their age, the catalog snapshot the
-builder works on, cloud prices per GPU-hour, and the partner API's offered parts. The public names
-are re-exported here."""
+builder works on, cloud prices per GPU-hour, the partner API's offered parts, and managed
+hosting's service tiers. The public names are re-exported here."""
 
 from catalog.selectors.cloud import (
     CloudPriceQuote,
@@ -24,6 +24,10 @@ from catalog.selectors.prices import (
     price_stale_before,
     price_stale_expression,
     stale_price_queryset,
+)
+from catalog.selectors.service_tiers import (
+    service_tier_get,
+    service_tiers_get,
 )
 from catalog.selectors.snapshot import catalog_snapshot_get
 from catalog.selectors.versions import (
@@ -55,6 +59,8 @@ __all__ = [
     "price_is_stale",
     "price_stale_before",
     "price_stale_expression",
+    "service_tier_get",
+    "service_tiers_get",
     "stale_price_queryset",
     "trusted_version",
     "versions_forget",

@@ -3,12 +3,12 @@ in each process.
 
 A version (the catalog's, the cloud prices', the staff's regional assumptions') costs one or
 two queries to read; everything built from the data (the catalog snapshot, the price ages, the
-assumptions, the memoised API answers) is kept per version. A process trusts the version it
-read for ``DATA_VERSION_MS`` (1 s), so a change made by any process or a bulk update is seen
-by every process within that time; the process that saves a part, a price or an assumption
-forgets its versions and what it built from them at once (``versions_forget``, connected to
-the models' save and delete: a row saved in a transaction rolled back since may have had the
-version of the row saved next)."""
+service tiers, the assumptions, the memoised API answers) is kept per version. A process trusts
+the version it read for ``DATA_VERSION_MS`` (1 s), so a change made by any process or a bulk
+update is seen by every process within that time; the process that saves a part, a price, a
+service tier or an assumption forgets its versions and what it built from them at once
+(``versions_forget``, connected to the models' save and delete: a row saved in a transaction
+rolled back since may have had the version of the row saved next)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Model, QuerySet, Value
 
-from catalog.models import CloudPrice, Part, Price
+from catalog.models import CloudPrice, Part, Price, ServiceTier
 
 T = TypeVar("T")
 
@@ -56,15 +56,37 @@ def versions_forget(**_signal_kwargs: object) -> None:
 
 
 def catalog_version_get() -> tuple:
-    """Changes whenever a part or a price changes: the key for caching snapshots (read at most
-    once per DATA_VERSION_MS, see ``versions``)."""
+    """Changes whenever a part, a price or a service tier changes: the key for caching
+    snapshots and the answers that quote a tier (read at most once per DATA_VERSION_MS, see
+    ``versions``)."""
     return trusted_version("catalog", _catalog_version_read)
 
 
 def _catalog_version_read() -> tuple:
-    part_stats = Part.objects.aggregate(n=Count("id"), latest=Max("updated_at"))
+    # The tables edited in place (count and last edit), in one query; the price history's rows
+    # are never edited (count and newest id).
+    edited = {
+        row["of"]: (row["n"], row["latest"])
+        for row in _edit_stats(Part, "part").union(_edit_stats(ServiceTier, "tier"), all=True)
+    }
     price_stats = Price.objects.aggregate(n=Count("id"), latest=Max("id"))
-    return (part_stats["n"], part_stats["latest"], price_stats["n"], price_stats["latest"])
+    return (
+        *edited.get("part", (0, None)),
+        price_stats["n"],
+        price_stats["latest"],
+        *edited.get("tier", (0, None)),
+    )
+
+
+def _edit_stats(model: type[Model], label: str) -> QuerySet:
+    """One row: ``label`` (as ``of``), how many rows ``model`` has and when one was last
+    edited."""
+    return (
+        model._default_manager.order_by()
+        .values(of=Value(label))
+        .annotate(n=Count("id"), latest=Max("updated_at"))
+        .values("of", "n", "latest")
+    )
 
 
 def cloud_prices_version_get() -> tuple:

@@ -1,9 +1,11 @@
 """Create the sales groups and give them their permissions; running it again changes nothing
 (except restoring a permission someone removed).
 
-``sales rep``: view, add and change quotes, revisions and lines; view events and requests.
-``sales manager``: the same, plus ``quotes.approve_discount``. The workflow reads the role from
-the group names (``gpuquote.core.roles.sales_role``); the permissions serve the admin.
+``sales rep``: view, add and change quotes, revisions and lines; view events and requests; view
+the managed offer's service tiers. ``sales manager``: the same, plus ``quotes.approve_discount``
+and adding and changing the service tiers (catalog data the sales team prices). The workflow
+reads the role from the group names (``gpuquote.core.roles.sales_role``); the permissions serve
+the admin.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ REP_CODENAMES = (
     "view_wizardresult",
 )
 MANAGER_CODENAMES = (*REP_CODENAMES, "approve_discount")
+# The catalog's permissions each group has (the service tiers are the sales team's prices).
+REP_CATALOG_CODENAMES = ("view_servicetier",)
+MANAGER_CATALOG_CODENAMES = (*REP_CATALOG_CODENAMES, "add_servicetier", "change_servicetier")
 
 
 class Command(BaseCommand):
@@ -38,14 +43,21 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
-        for name, codenames in ((REP_GROUP, REP_CODENAMES), (MANAGER_GROUP, MANAGER_CODENAMES)):
+        groups = (
+            (REP_GROUP, {"quotes": REP_CODENAMES, "catalog": REP_CATALOG_CODENAMES}),
+            (MANAGER_GROUP, {"quotes": MANAGER_CODENAMES, "catalog": MANAGER_CATALOG_CODENAMES}),
+        )
+        for name, by_app in groups:
             group, created = Group.objects.get_or_create(name=name)
-            permissions = Permission.objects.filter(
-                content_type__app_label="quotes", codename__in=codenames
-            )
-            missing = set(codenames) - set(permissions.values_list("codename", flat=True))
-            if missing:
-                raise RuntimeError(f"unknown permissions {sorted(missing)}: run migrate first")
-            group.permissions.add(*permissions)
+            count = 0
+            for app_label, codenames in by_app.items():
+                permissions = Permission.objects.filter(
+                    content_type__app_label=app_label, codename__in=codenames
+                )
+                missing = set(codenames) - set(permissions.values_list("codename", flat=True))
+                if missing:
+                    raise RuntimeError(f"unknown permissions {sorted(missing)}: run migrate first")
+                group.permissions.add(*permissions)
+                count += len(codenames)
             verb = "created" if created else "up to date"
-            self.stdout.write(f"{name}: {verb}, {len(codenames)} permissions")
+            self.stdout.write(f"{name}: {verb}, {count} permissions")

@@ -473,6 +473,15 @@ def test_setup_roles_is_idempotent():
         .permissions.filter(codename="approve_discount")
         .exists()
     )
+    # The service tiers are the sales team's prices: managers edit them, reps read them.
+    tiers = {"view_servicetier", "add_servicetier", "change_servicetier"}
+    held = set(manager.permissions.values_list("codename", flat=True))
+    assert tiers <= held
+    assert "delete_servicetier" not in held
+    rep_held = set(
+        Group.objects.get(name="sales rep").permissions.values_list("codename", flat=True)
+    )
+    assert rep_held & tiers == {"view_servicetier"}
 
 
 @pytest.mark.parametrize(
