@@ -27,9 +27,11 @@ Serving a language model (Pope et al. 2022; Kipply's transformer inference arith
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -37,6 +39,7 @@ from .advice import gpu_profile, sized_on
 from .builder import Option, Tier
 from .i18n import Message, gettext_noop, ngettext_noop
 from .model_registry import ModelKind
+from .monitoring import MonitoringPlan, monitoring_plan
 from .parts import GpuSpec
 from .sizing import (
     DEFAULT_MFU,
@@ -178,6 +181,10 @@ class Performance:
     software: SoftwareStack | None
     lines: tuple[Message, ...]
     explanations: tuple[Explanation, ...]
+    # What to watch on the option's servers run by the customer, and (``host_watches``) what
+    # the host watches for them in managed hosting; None for a GPU vendor without data and in
+    # results stored before the plan (issue 18).
+    monitoring: MonitoringPlan | None = None
 
 
 # --- Entry points. -------------------------------------------------------------------------------
@@ -263,13 +270,35 @@ def option_performance(
         return None
     total = line.quantity * option.servers
     per_replica = replica_gpus(workload, gpu, total)
-    return performance_for(
+    found = performance_for(
         workload,
         gpu,
         gpus_per_replica=per_replica,
         replicas=max(1, total // per_replica),
         total_gpus=total,
     )
+    return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
+
+
+def _monitoring(gpu: GpuSpec, per_server: int, servers: int) -> MonitoringPlan | None:
+    """The customer's own monitoring plan, with what the host would watch for them."""
+    plans = [
+        monitoring_plan(
+            vendor=gpu.vendor,
+            gpu_name=gpu.name,
+            memory_gb=Decimal(str(gpu.memory_gb)),
+            tdp_w=gpu.tdp_w,
+            gpus_per_server=per_server,
+            servers=servers,
+            linked=gpu.nvlink_gbs is not None,
+            managed=managed,
+        )
+        for managed in (False, True)
+    ]
+    own, hosted = plans
+    if own is None or hosted is None:
+        return None
+    return dataclasses.replace(own, host_watches=hosted.host_watches)
 
 
 def options_performance(

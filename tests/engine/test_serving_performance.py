@@ -7,6 +7,7 @@ GPUs at 40% of their peak. Images: FLOPs per image at 25% (diffusion) of the pea
 counts and shapes are the registry's (model cards); GB = 10^9 bytes.
 """
 
+import dataclasses
 import math
 
 import pytest
@@ -340,7 +341,14 @@ def test_an_option_serves_one_copy_per_gpu_group_on_all_its_gpus():
     assert (result.gpus, serving.gpus_per_replica, serving.replicas) == (8, 1, 8)
     assert serving.users_per_replica == math.ceil(50 / 8)
     same = performance_for(workload, H100, gpus_per_replica=1, replicas=8, total_gpus=8)
-    assert result == same
+    assert dataclasses.replace(result, monitoring=None) == same
+    # The option adds its monitoring plan: 2 servers of 4 linked H100, watched by the host too.
+    plan = result.monitoring
+    assert plan is not None
+    assert plan.vendor == "NVIDIA"
+    assert {"power", "nvlink_errors", "network_links"} <= {watch.key for watch in plan.watches}
+    assert plan.host_watches
+    assert "665" in next(w for w in plan.watches if w.key == "power").alert.render()
 
 
 def test_an_option_without_a_known_gpu_has_no_performance():
