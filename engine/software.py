@@ -274,11 +274,18 @@ def _lines(
     purpose: StackPurpose | None,
     precision: str | None,
 ) -> list[StackLine]:
+    # NVIDIA's target is a compute capability ("9.0"), named so: a version, not a quantity.
+    target: Message | str = generation.target
+    if generation.vendor == NVIDIA:
+        target = Message(
+            gettext_noop("compute capability %(capability)s"),
+            MappingProxyType({"capability": generation.target}),
+        )
     platform = {
         "platform": recommended.platform_name,
         "version": version_text(recommended.platform),
         "architecture": generation.architecture,
-        "target": generation.target,
+        "target": target,
         "first": version_text(generation.first),
     }
     lines = [

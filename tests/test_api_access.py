@@ -39,7 +39,13 @@ BODIES = {
     "/api/v1/quotes/": QUOTE_BODY,
     "/api/v1/webhooks/": {"url": "https://partner.example/hooks"},
 }
-PUBLIC = {"/api/v1/models/", "/api/v1/sizing/", "/api/v1/configurations/", "/api/v1/tco/"}
+PUBLIC = {
+    "/api/v1/models/",
+    "/api/v1/sizing/",
+    "/api/v1/configurations/",
+    "/api/v1/tco/",
+    "/api/v1/service-tiers/",
+}
 SCHEMA_PATHS = {"/api/v1/schema/"}
 
 

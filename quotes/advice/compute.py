@@ -13,6 +13,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from catalog.selectors.service_tiers import service_tier_get
 from engine.advice import sized_on, tco_configuration
 from engine.assumptions import Assumptions
 from engine.builder import Environment, Option, Tier
@@ -108,6 +109,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             currency=currency,
             overrides=overrides,
             always_on=inputs.uptime == Uptime.ALWAYS_ON,
+            service_tier=service_tier_get(code=inputs.service_tier or None, currency=currency),
         )
 
     gpus = catalog_snapshot_get(currency=currency).gpus

@@ -12,14 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import get_language, gettext, gettext_lazy, ngettext
 
 from engine.assumptions import SPECS, Assumption, unit_message
 from engine.builder import BuildResult, Option, Tier
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
+from engine.monitoring import MonitoringPlan
 from engine.recommendation import Recommendation
+from engine.service_tiers import COVERAGE_LABELS, ServiceTier
 from engine.serving import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
 from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
@@ -159,7 +161,35 @@ def tco_to_dict(result: TcoResult, *, render: Render = text) -> dict[str, Any]:
         ],
         "explanations": [render(message) for message in result.explanations],
         "managed_offer": managed_offer_to_dict(result.managed_offer, result.horizon_months),
+        "service_tier": service_tier_to_dict(result.service_tier, render=render),
     }
+
+
+def service_tier_to_dict(
+    tier: ServiceTier | None, *, render: Render = text, is_default: bool | None = None
+) -> dict[str, Any] | None:
+    """A managed-hosting service tier: its name in the active language, what the host does,
+    and its price per server and month (``is_default``: whether the catalog offers it when
+    none is chosen, where the caller knows it)."""
+    if tier is None:
+        return None
+    shown = {
+        "code": tier.code,
+        "name": tier.name(get_language()),
+        "coverage": str(tier.coverage),
+        "coverage_label": render(COVERAGE_LABELS[tier.coverage]),
+        "response_minutes": tier.response_minutes,
+        "replacement_hours": tier.replacement_hours,
+        "os_driver_upkeep": tier.os_driver_upkeep,
+        "monitoring": tier.monitoring,
+        "backups": tier.backups,
+        "monthly": amount(tier.monthly),
+        "currency": tier.monthly.currency,
+        "included_operations": [render(message) for message in tier.included_operations()],
+    }
+    if is_default is not None:
+        shown["is_default"] = is_default
+    return shown
 
 
 def recommendation_to_dict(
@@ -405,8 +435,39 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
                 for line in software.lines
             ],
         },
+        "monitoring": monitoring_to_dict(performance.monitoring, render=render),
         "lines": [render(line) for line in performance.lines],
         "explanations": explanations_to_list(performance.explanations, render),
+    }
+
+
+def monitoring_to_dict(
+    plan: MonitoringPlan | None, *, render: Render = text
+) -> dict[str, Any] | None:
+    """What to watch on an option's servers and when to alert (the customer's numbers in the
+    alerts: GB = 10^9 bytes, W, °C), the pipeline, and what the host watches in managed hosting."""
+    if plan is None:
+        return None
+    return {
+        "vendor": plan.vendor,
+        "seen_on": plan.seen_on.isoformat(),
+        "stack": [
+            {"key": step.key, "text": render(step.text), "sources": list(step.sources)}
+            for step in plan.stack
+        ],
+        "watches": [
+            {
+                "key": watch.key,
+                "metric": watch.metric,
+                "what": render(watch.what),
+                "alert": render(watch.alert),
+                "threshold": None if watch.threshold is None else str(watch.threshold),
+                "unit": watch.unit,
+                "sources": list(watch.sources),
+            }
+            for watch in plan.watches
+        ],
+        "host_watches": [render(message) for message in plan.host_watches],
     }
 
 

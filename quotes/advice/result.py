@@ -44,6 +44,8 @@ class AdviceInputs:
     # (0: the job's need), set when re-pricing on the result page (engine GpuPreference).
     gpu_sku: str = ""
     gpu_count: int = 0
+    # The managed offer's service tier (catalog code; "" for the catalog's default tier).
+    service_tier: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from engine.builder import Environment
 from engine.configuration import GpuPreference
 from engine.money import Money
 from engine.parts import GpuSpec
+from engine.service_tiers import ServiceTier
 from engine.tco import (
     ManagedOffer,
     TcoConfiguration,
@@ -188,6 +189,7 @@ def tco_get(
     overrides: Mapping[str, Decimal],
     always_on: bool = False,
     assumptions: Assumptions | None = None,
+    service_tier: ServiceTier | None = None,
 ) -> TcoResult:
     """The TCO of a configuration with the region's defaults and the caller's overrides;
     ``always_on``: a service running around the clock (cloud billed for every hour).
@@ -211,5 +213,6 @@ def tco_get(
             currency=currency,
             assumptions=assumptions,
             always_on=always_on,
+            service_tier=service_tier,
         )
     )

@@ -7,17 +7,20 @@ from typing import Any
 from django.http import HttpResponseBase
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalog.api.filters import query_validated
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from catalog.selectors.service_tiers import service_tier_get, service_tiers_get
 from engine.advice import gpu_profile, tco_configuration
 from engine.assumptions import AssumptionError
 from engine.builder import Environment, Tier
 from engine.builder import Option as BuiltOption
 from engine.model_registry import all_models
-from engine.money import Money
+from engine.money import CURRENCIES, Money
 from engine.recommendation import recommend
 from engine.serving import Performance, option_performance, options_performance
 from engine.sizing import Sizing, min_gpus, size
@@ -30,6 +33,7 @@ from quotes.advice.presenters import (
     model_entry_to_dict,
     option_to_dict,
     recommendation_to_dict,
+    service_tier_to_dict,
     sizing_to_dict,
     tco_to_dict,
     text,
@@ -184,6 +188,7 @@ class TcoView(APIView):
                 currency=currency,
                 overrides=overrides_of(envelope),
                 always_on=envelope.get("uptime") == Uptime.ALWAYS_ON,
+                service_tier=service_tier_get(code=envelope.get("service_tier"), currency=currency),
             )
         except (AssumptionError, TcoInputError) as exc:
             raise InputError({exc.field: [text(exc.message)]}) from exc
@@ -225,3 +230,36 @@ def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None, Siz
         raise InputError({"workload": [text(message) for message in advice.build.unmet]})
     gpus = catalog_snapshot_get(currency=currency).gpus
     return chosen, option_performance(workload, chosen, gpus), advice.sizing
+
+
+class ServiceTierQueryInput(serializers.Serializer):
+    currency = serializers.ChoiceField(
+        choices=list(CURRENCIES), default=DEFAULT_CURRENCY, help_text="Of each tier's `monthly`."
+    )
+
+
+class ServiceTierListView(APIView):
+    """The managed offer's tiers, kept per catalog version in each process
+    (``catalog.selectors.service_tiers``): a request reads no row while they stay as they are."""
+
+    @extend_schema(
+        operation_id="service_tiers_list",
+        summary="Managed hosting's service tiers, by position, priced per server and month.",
+        description="What the host does for the customer on top of running the hardware: when "
+        "and how fast its people answer, how fast a failed part is replaced, and the upkeep it "
+        "takes on. Names and sentences follow Accept-Language (English or French). A tier's "
+        "code is the `service_tier` of POST /api/v1/tco/ and POST /api/v1/quotes/.",
+        parameters=[ServiceTierQueryInput],
+        responses={200: schemas.ServiceTierSchema(many=True), 400: BAD_REQUEST, 429: THROTTLED},
+    )
+    def get(self, request: Request) -> Response:
+        currency = query_validated(ServiceTierQueryInput, request.query_params)["currency"]
+        default = service_tier_get(code=None, currency=currency)
+        return Response(
+            [
+                service_tier_to_dict(
+                    tier, is_default=default is not None and tier.code == default.code
+                )
+                for tier in service_tiers_get(currency=currency)
+            ]
+        )

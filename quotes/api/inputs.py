@@ -8,6 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from catalog.selectors.service_tiers import service_tier_get
 from engine.builder import Environment
 from engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
 from engine.workload import Workload, WorkloadError, workload_from_dict
@@ -42,6 +43,31 @@ def workload_parse(data: Any, *, prefix: str = "") -> Workload:
                 for path, messages in exc.errors.items()
             }
         ) from exc
+
+
+SERVICE_TIER_CODE_MAX = 40
+
+
+class ServiceTierField(serializers.CharField):
+    """The code of a managed-hosting service tier the catalog offers (GET
+    /api/v1/service-tiers/); left out: the catalog's default tier."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text",
+            "The managed-hosting service tier (a code from GET /api/v1/service-tiers/); "
+            "without it, the default tier. Its price is the managed option's support line.",
+        )
+        super().__init__(max_length=SERVICE_TIER_CODE_MAX, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        code = super().to_internal_value(data)
+        if service_tier_get(code=code, currency="EUR") is None:
+            raise serializers.ValidationError(
+                _("Unknown service tier %(code)s: see GET /api/v1/service-tiers/.") % {"code": code}
+            )
+        return code
 
 
 class ConfigurationInput(serializers.Serializer):

@@ -29,7 +29,8 @@ from gpuquote.core.kept import KeptValues
 from quotes.advice.selectors import data_version_get
 
 # Bump when an answer's shape or its computation changes without a data change.
-ANSWER_MEMO_VERSION = 3  # 2: the rendered bytes, keyed by media type too; 3: software stack
+# 2: the rendered bytes, keyed by media type too; 3: software stack; 4: service tiers
+ANSWER_MEMO_VERSION = 4
 
 
 def answer_key(endpoint: str, data: Any, media_type: str = "") -> str | None:

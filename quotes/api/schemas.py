@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from engine.builder import Environment
 from engine.model_registry import Modality, ModelKind
+from engine.service_tiers import Coverage
 from engine.serving import Verdict
 from engine.workload import (
     LIMITS,
@@ -329,6 +330,37 @@ class SoftwareStackSchema(serializers.Serializer):
     )
 
 
+class MonitoringStepSchema(serializers.Serializer):
+    key = serializers.CharField()
+    text = serializers.CharField()
+    sources = serializers.ListField(child=serializers.URLField())
+
+
+class WatchSchema(serializers.Serializer):
+    key = serializers.CharField(help_text="gpu_temperature, memory_used, power, ecc_errors...")
+    metric = serializers.CharField(help_text="The exporter's field (DCGM or AMD's exporter).")
+    what = serializers.CharField()
+    alert = serializers.CharField(help_text="When to alert, with the option's own figures.")
+    threshold = serializers.CharField(
+        allow_null=True, help_text="The alert's number (a decimal string); null: any new count."
+    )
+    unit = serializers.CharField(help_text="°C, GB (10^9 bytes), W, % or empty for a count.")
+    sources = serializers.ListField(child=serializers.URLField())
+
+
+class MonitoringPlanSchema(serializers.Serializer):
+    vendor = serializers.CharField()
+    seen_on = serializers.DateField(help_text="When the sources were read.")
+    stack = MonitoringStepSchema(
+        many=True, help_text="The pipeline: exporter, Prometheus, Grafana, alerts."
+    )
+    watches = WatchSchema(many=True)
+    host_watches = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the host watches and acts on for the customer in managed hosting.",
+    )
+
+
 class PerformanceSchema(serializers.Serializer):
     gpu = serializers.CharField()
     gpus = serializers.IntegerField()
@@ -336,6 +368,9 @@ class PerformanceSchema(serializers.Serializer):
     images = ImageSpeedSchema(allow_null=True, help_text="Image generation or classification.")
     training = TrainingTimeSchema(allow_null=True, help_text="Training, against the deadline.")
     software = SoftwareStackSchema(allow_null=True)
+    monitoring = MonitoringPlanSchema(
+        allow_null=True, help_text="What to watch on the option's servers and when to alert."
+    )
     lines = serializers.ListField(
         child=serializers.CharField(), help_text="The short answers, in the reader's language."
     )
@@ -564,6 +599,30 @@ class JobCostSchema(serializers.Serializer):
     cheapest = serializers.ChoiceField(choices=["on_premises", "managed", "cloud"])
 
 
+class ServiceTierSchema(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField(help_text="In the request's language.")
+    coverage = serializers.ChoiceField(choices=[c.value for c in Coverage])
+    coverage_label = serializers.CharField()
+    response_minutes = serializers.IntegerField(
+        help_text="The most time to a first answer on an incident that stops the servers."
+    )
+    replacement_hours = serializers.IntegerField(
+        help_text="The most time to replace a failed part."
+    )
+    os_driver_upkeep = serializers.BooleanField(
+        help_text="The host keeps the OS, the GPU driver and CUDA or ROCm up to date."
+    )
+    monitoring = serializers.BooleanField(help_text="The host watches the GPUs and acts.")
+    backups = serializers.BooleanField(help_text="The system disks are backed up daily.")
+    monthly = serializers.CharField(help_text="Per server and month, a decimal string.")
+    currency = serializers.CharField()
+    included_operations = serializers.ListField(child=serializers.CharField())
+    is_default = serializers.BooleanField(
+        required=False, help_text="The tier a request without service_tier gets."
+    )
+
+
 class TcoResponseSchema(serializers.Serializer):
     currency = serializers.CharField()
     horizon_months = serializers.IntegerField()
@@ -580,6 +639,11 @@ class TcoResponseSchema(serializers.Serializer):
     explanations = serializers.ListField(child=serializers.CharField())
     managed_offer = ManagedOfferSchema(
         allow_null=True, help_text="The host's managed-hosting price of one server, per term."
+    )
+    service_tier = ServiceTierSchema(
+        allow_null=True,
+        help_text="The managed offer's service tier: its price per server and month is the "
+        "managed option's support line, on top of the hosting fee.",
     )
     recommendation = RecommendationSchema(
         allow_null=True,

@@ -29,6 +29,7 @@ from quotes.advice.inputs import (
     UPTIMES,
 )
 from quotes.advice.presenters import text
+from quotes.api.inputs import ServiceTierField
 
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
@@ -112,6 +113,7 @@ class TcoInput(serializers.Serializer):
     )
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
+    service_tier = ServiceTierField()
 
     def get_fields(self) -> dict[str, serializers.Field]:
         fields = super().get_fields()

@@ -9,6 +9,7 @@ urlpatterns = [
     path("sizing/", calculators.SizingView.as_view(), name="sizing"),
     path("configurations/", calculators.ConfigurationsView.as_view(), name="configurations"),
     path("tco/", calculators.TcoView.as_view(), name="tco"),
+    path("service-tiers/", calculators.ServiceTierListView.as_view(), name="service-tiers"),
     # The partner endpoints.
     path("quotes/", quotes.QuoteListCreateView.as_view(), name="quote-list"),
     path("quotes/<int:pk>/", quotes.QuoteDetailView.as_view(), name="quote-detail"),

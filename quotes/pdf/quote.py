@@ -7,8 +7,9 @@ the wizard's result page. Render inside ``translation.override(quote.language)``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils.translation import gettext, ngettext
@@ -19,7 +20,7 @@ from engine.numbering import display_number
 from engine.pricing import QuoteTotals
 from gpuquote.core.formatting import money_format
 from quotes.advice.presenters import localized_text
-from quotes.models import Quote, QuoteRevision
+from quotes.models import Quote, QuoteLine, QuoteRevision
 from quotes.pdf import charts
 from quotes.pdf.render import render_pdf
 from quotes.sales.selectors import revision_lines_get, revision_totals_get
@@ -107,8 +108,19 @@ def quote_document_context(
         ],
         "chart": _chart(tco, quote.currency),
         "managed_split": _managed_split(tco),
+        "service_tier": _service_tier(tco, lines),
         "seller": seller_details(),
     }
+
+
+def _service_tier(tco: dict[str, Any] | None, lines: Sequence[QuoteLine]) -> dict[str, Any] | None:
+    """The managed offer's service tier the quote bills, with what the host does under it (in
+    the quote's language, as the snapshot kept it); None when no line bills a tier."""
+    if not tco or not tco.get("service_tier"):
+        return None
+    if not any(line.role == "service_tier" for line in lines):
+        return None
+    return cast(dict[str, Any], tco["service_tier"])
 
 
 def _managed_split(tco: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -119,7 +131,11 @@ def _managed_split(tco: dict[str, Any] | None) -> dict[str, Any] | None:
     managed = tco["options"]["managed"]
     categories = managed["by_category"]
     fees = sum(
-        (Decimal(categories[name]) for name in ("setup", "hosting_fees") if name in categories),
+        (
+            Decimal(categories[name])
+            for name in ("setup", "hosting_fees", "support")  # support: the service tier
+            if name in categories
+        ),
         Decimal(0),
     )
     total = Decimal(managed["total"])

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from engine.advice import tco_configuration
 from engine.builder import Option
+from engine.service_tiers import monthly_with_service
 from engine.tco import TermFee
 from quotes.advice.result import AdviceResult
 from quotes.advice.selectors import managed_offer_get
@@ -67,6 +68,7 @@ def quote_request_summary_get(*, quote_request: QuoteRequest) -> RequestSummary 
     # again would read the regional assumptions once per request listed.
     offer = advice.managed_offers.get(option.tier)
     managed = None
+    tier = None if advice.tco is None else advice.tco.service_tier
     if advice.inputs.deployment == "managed" and offer is not None:
         managed = offer.term(advice.inputs.horizon_years * 12)
     return RequestSummary(
@@ -75,7 +77,9 @@ def quote_request_summary_get(*, quote_request: QuoteRequest) -> RequestSummary 
         servers=option.servers,
         currency=advice.inputs.currency,
         purchase=option.totals.price.amount,
-        managed_monthly=None if managed is None else managed.monthly.amount * option.servers,
+        managed_monthly=None
+        if managed is None
+        else monthly_with_service(managed.monthly, tier).amount * option.servers,
         months=0 if managed is None else managed.months,
     )
 

@@ -12,13 +12,14 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from engine import rules
 from engine.builder import Tier
 from engine.configuration import PartScope
 from engine.fabric import LINE_ROLE_LABELS, LineRole
+from engine.service_tiers import monthly_with_service
 from engine.tco import JobCost
 from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.answer import TIER_NAMES, WAY_NAMES, answer_context
@@ -26,6 +27,7 @@ from quotes.advice.checklist import checklist_evaluate
 from quotes.advice.presenters import (
     MARKET_LABELS,
     localized_text,
+    monitoring_to_dict,
     recommendation_to_dict,
     result_to_dict,
     text,
@@ -198,8 +200,9 @@ def _managed_fee_view(
     if offer is None:
         return None
     contract = offer.term(horizon_months)
+    tier = None if advice.tco is None else advice.tco.service_tier
     return {
-        "monthly": contract.monthly.amount * option["servers"],
+        "monthly": monthly_with_service(contract.monthly, tier).amount * option["servers"],
         "months": contract.months,
     }
 
@@ -269,18 +272,64 @@ def _managed_terms_view(offer: Mapping[str, Any], servers: int) -> dict[str, Any
     }
 
 
+# The software stack's lines, as the result page and the checklist name them.
+STACK_LINE_LABELS = {
+    "os": _("Operating system"),
+    "driver": _("GPU driver"),
+    "platform": _("Compute platform"),
+    "container": _("Containers"),
+    "frameworks": _("Frameworks"),
+    "kernels": _("Number format"),
+}
+
+
 def _performance_view(advice: AdviceResult, tier: str) -> dict[str, Any] | None:
     """What an option delivers, its numbers in the reader's locale (``engine.serving``)."""
     found = next((p for key, p in advice.performance.items() if str(key) == tier), None)
     if found is None:
         return None
+    software = found.software
+    monitoring = monitoring_to_dict(found.monitoring, render=localized_text)
+    if monitoring is not None:
+        monitoring["stack"] = [step["text"] for step in monitoring["stack"]]
     return {
+        "monitoring": monitoring,
         "lines": [localized_text(line) for line in found.lines],
         "explanations": [
             {"text": localized_text(item.message), "source": item.source}
             for item in found.explanations
         ],
+        "software": None
+        if software is None or not software.lines
+        else {
+            "platform": software.platform,
+            "seen_on": software.seen_on,
+            "lines": [
+                {
+                    "key": line.key,
+                    "label": STACK_LINE_LABELS.get(line.key, line.key),
+                    "text": localized_text(line.text),
+                    "sources": line.sources,
+                }
+                for line in software.lines
+            ],
+        },
     }
+
+
+def _operations_view(
+    chosen: Mapping[str, Any] | None, tco: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """The chosen configuration's software stack and monitoring plan, and the managed offer's
+    support level: what runs on the servers and who looks after them (issue 18)."""
+    performance = None if chosen is None else chosen.get("performance")
+    managed = None if tco is None else tco.get("managed")
+    found = {
+        "software": None if performance is None else performance.get("software"),
+        "monitoring": None if performance is None else performance.get("monitoring"),
+        "support": None if managed is None else managed.get("service_tier"),
+    }
+    return found if any(found.values()) else None
 
 
 def _memory_rows(memory: Mapping[str, float]) -> list[dict[str, Any]]:
@@ -436,6 +485,9 @@ def _answer_rows(result: WizardResult, advice: AdviceResult) -> list[dict[str, s
                 continue
             if name == "model":
                 shown = advice.model.name or gettext("another model")
+            elif name == "service_tier":
+                tier = None if advice.tco is None else advice.tco.service_tier
+                shown = value if tier is None else tier.name(get_language())
             elif (
                 name in ("parameters_billions", "model_kind")
                 and result.answers[step].get("model") != "custom"
@@ -488,6 +540,11 @@ def result_context(
         tco["job"] = _job_view(advice.job)
     if tco is not None and chosen is not None and texts["tco"].get("managed_offer"):
         tco["managed"] = _managed_terms_view(texts["tco"]["managed_offer"], chosen["servers"])
+        tier = texts["tco"].get("service_tier")
+        if tier is not None:
+            tco["managed"]["service_tier"] = tier | {
+                "all_servers": Decimal(tier["monthly"]) * chosen["servers"]
+            }
     on_recommended = texts["on_recommended"]
     on_workstation = texts["on_workstation"]
     is_training = inputs.workload["task"] != "inference"
@@ -532,6 +589,7 @@ def result_context(
         "recommended_time": duration_text(on_recommended and on_recommended["training_hours"]),
         "workstation_time": duration_text(on_workstation and on_workstation["training_hours"]),
         "checklist": checklist_items,
+        "operations": _operations_view(chosen, tco),
         "checklist_met": sum(1 for item in checklist_items if item["met"]),
         "checklist_planned": sum(1 for item in checklist_items if item["planned"]),
         "defaults": texts["defaults"],

@@ -102,6 +102,8 @@ ALLOWED = re.compile(
     r"|ROCm \d+\.\d+|PCIe \d\.\d|PCI Express \d\.\d|Gen ?\d\.\d|NVLink \d\.\d|OCP \d\.\d"
     r"|HBM\d(?:\.\d)?e?|DDR\d|IEEE 802\.\d+\w*|v\d+\.\d+(?:\.\d+)?|\d+\.\d+\.\d+"
     r"|arXiv:\d+\.\d+|doi:\S+|\d+\.\d+ (?:ou ultérieure|or later)"
+    r"|Ubuntu \d+\.\d+|\d+\.\d+ LTS|Linux \d+(?:\.\d+)?"
+    r"|(?:capacité de calcul|compute capability) \d+\.\d(?: / \d+\.\d)?"
     r"|\b(?:U\.[23]|E[13]\.[SL]|M\.2)\b"
     r"|\b\w+@[\w.]+|https?://\S+|www\.\S+|[\w-]+\.(?:com|org|net|io|fr|eu|gov|ai)\b\S*",
     re.I,

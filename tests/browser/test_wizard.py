@@ -55,7 +55,7 @@ def fill_step(page, answers: dict[str, str], language: str) -> None:
         if not field.is_visible() and page.locator("details.advanced:not([open])").count():
             page.click("details.advanced > summary")
         if kind == "radio":
-            page.check(f"input[name={name}][value={value}]")
+            page.check(f"input[name={name}][value='{value}']")
         elif kind == "checkbox":
             page.check(f"input[name={name}]")
         elif field.evaluate("el => el.tagName") == "SELECT":

@@ -43,6 +43,7 @@ from quotes.advice.inputs import (
     UPTIMES,
     language_codes,
 )
+from quotes.api.inputs import ServiceTierField
 from quotes.api.schemas import WorkloadSchema
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
 from quotes.sales.services import quote_public_url, totals_to_dict
@@ -79,6 +80,10 @@ class QuoteCreateInput(serializers.Serializer):
         help_text="managed: the quote adds the monthly managed-hosting line.",
     )
     uptime = serializers.ChoiceField(choices=list(UPTIMES), default=PARTNER_DEFAULT_UPTIME)
+    service_tier = ServiceTierField(
+        help_text="With deployment managed: the service tier the quote bills (a code from GET "
+        "/api/v1/service-tiers/), listed with what the host does; without it, the default tier."
+    )
     growth_gpus = BoundedIntegerField(min_value=0, max_value=GROWTH_GPUS_MAX, default=0)
     region = serializers.ChoiceField(choices=list(REGIONS), default=DEFAULT_REGION)
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default=DEFAULT_CURRENCY)
@@ -137,6 +142,11 @@ class QuoteLineSchema(serializers.Serializer):
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     discount_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
     recurrence = serializers.ChoiceField(choices=["one_off", "monthly"])
+    role = serializers.CharField(
+        allow_blank=True,
+        help_text="What the line is for: a part's role (gpu, cpu, chassis...), managed_hosting, "
+        "service_tier (the support level), managed_setup; empty for a line added by hand.",
+    )
 
 
 class QuoteAmountsSchema(serializers.Serializer):
@@ -239,6 +249,7 @@ def quote_to_dict(
                 "unit_price": str(line.unit_price),
                 "discount_pct": str(line.discount_pct),
                 "recurrence": line.recurrence,
+                "role": line.role,
             }
             for line in lines
         ],

@@ -159,6 +159,7 @@ class QuoteListCreateView(GenericAPIView):
             utilization=_utilization_pct(data) / Decimal(100),
             budget=data.get("budget"),
             overrides={},
+            service_tier=data.get("service_tier") or "",
         )
         try:
             quote, created = partner_quote_create(

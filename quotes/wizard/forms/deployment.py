@@ -9,14 +9,16 @@ This module adds the words.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from catalog.selectors.service_tiers import service_tier_get, service_tiers_get
 from engine.assumptions import SPECS, AssumptionError, assumption_validate
 from engine.builder import Environment
+from gpuquote.core.formatting import money_format
 from quotes.advice.inputs import (
     BUDGET_MAX,
     CURRENCY_CHOICES,
@@ -135,6 +137,12 @@ class DeploymentForm(WizardStepForm):
         widget=forms.RadioSelect,
         initial=WIZARD_DEFAULT_DEPLOYMENT,
     )
+    service_tier = forms.ChoiceField(
+        label=_("Support, if we host your servers"),
+        widget=forms.RadioSelect,
+        help_text=_("Prices per server and month, on top of the hosting fee."),
+        required=False,  # no answer: the catalog's default tier
+    )
     region = forms.ChoiceField(
         label=_("Region"),
         choices=[(code, REGION_NAMES[code]) for code in REGIONS],
@@ -195,6 +203,7 @@ class DeploymentForm(WizardStepForm):
         super().__init__(*args, **kwargs)
         allowed = gettext("Allowed: %(range)s.")
         fields = self.fields
+        self._service_tiers()
         fields["electricity_price"].help_text = " ".join(
             (
                 gettext("Leave empty to use the region's default shown above."),
@@ -222,6 +231,37 @@ class DeploymentForm(WizardStepForm):
         fields["budget"].help_text = gettext(
             "For the purchase of the servers, in your currency. Leave empty for no limit."
         )
+
+    def _service_tiers(self) -> None:
+        """The managed offer's tiers from the catalog, each with its price in both currencies
+        and what the host does; the catalog's default tier pre-selected. No tier in the
+        catalog: no question."""
+        tiers = service_tiers_get(currency="EUR")
+        if not tiers:
+            del self.fields["service_tier"]
+            return
+        in_usd = {tier.code: tier.monthly for tier in service_tiers_get(currency="USD")}
+        field = cast(forms.ChoiceField, self.fields["service_tier"])
+        field.choices = [(tier.code, tier.name(get_language())) for tier in tiers]
+        default = service_tier_get(code=None, currency="EUR")
+        field.initial = tiers[0].code if default is None else default.code
+        helps = {}
+        for tier in tiers:
+            usd = in_usd.get(tier.code)
+            if not tier.monthly.amount and (usd is None or not usd.amount):
+                price = gettext("Included in the hosting fee.")
+            elif usd is None:
+                price = gettext("%(price)s per server and month.") % {
+                    "price": money_format(tier.monthly.amount, "EUR", places=0)
+                }
+            else:
+                price = gettext("%(eur)s or %(usd)s per server and month.") % {
+                    "eur": money_format(tier.monthly.amount, "EUR", places=0),
+                    "usd": money_format(usd.amount, "USD", places=0),
+                }
+            done = "".join(f" {text(message)}." for message in tier.included_operations())
+            helps[tier.code] = price + done
+        self.choice_help = {**type(self).choice_help, "service_tier": helps}
 
     def clean(self) -> dict[str, Any]:
         super().clean()

@@ -194,6 +194,7 @@ def _inputs(forms: Mapping[str, WizardStepForm]) -> AdviceInputs:
         utilization=Decimal(chosen["utilization_pct"]) / 100,
         budget=chosen["budget"],
         overrides=deployment.overrides(),
+        service_tier=chosen.get("service_tier") or "",
     )
 
 

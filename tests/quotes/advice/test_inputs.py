@@ -6,6 +6,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from django.conf import settings
 from django.test import override_settings
 from rest_framework.fields import empty
@@ -69,6 +70,7 @@ def test_languages_are_read_from_the_settings_when_asked():
         assert inputs.language_choices() == [("en", "English")]
 
 
+@pytest.mark.django_db  # the deployment step offers the catalog's service tiers
 def test_the_wizard_starts_from_the_shared_defaults():
     fields: Any = DeploymentForm().fields
     assert fields["region"].initial == "FR"

@@ -139,11 +139,15 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
     assert body["number"] == quote.number
     assert body["status"] == "draft"
     assert body["customer"]["country"] == "FR"
-    # Managed hosting asked for: the host's monthly fee and its setup, no hardware sold
-    assert [(line["kind"], line["recurrence"]) for line in body["lines"]] == [
-        ("service", "monthly"),
-        ("service", "one_off"),
+    # Managed hosting asked for: the host's monthly fee, the support level (the catalog's
+    # default, included in the fee) and the setup; no hardware sold
+    assert [(line["kind"], line["recurrence"], line["role"]) for line in body["lines"]] == [
+        ("service", "monthly", "managed_hosting"),
+        ("service", "monthly", "service_tier"),
+        ("service", "one_off", "managed_setup"),
     ]
+    assert body["lines"][1]["unit_price"] == "0.00"
+    assert body["tco"]["service_tier"]["code"] == "business-hours"
     contract = body["tco"]["managed_offer"]
     signed = next(t for t in contract["terms"] if t["months"] == contract["contract_months"])
     assert body["lines"][0]["unit_price"] == signed["monthly"]
@@ -154,6 +158,33 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
     assert body["tco"]["horizon_months"] == 36
     assert body["history"][0]["to_status"] == "draft"
     assert body["links"]["checklist_pdf"].endswith("/checklist.pdf")
+
+
+def test_a_partner_quote_bills_the_service_tier_it_names(client, acme):
+    raw = acme[1]
+
+    body = _create(client, raw, BODY | {"service_tier": "24x7"}).json()
+
+    tier = next(line for line in body["lines"] if line["role"] == "service_tier")
+    fee = next(line for line in body["lines"] if line["role"] == "managed_hosting")
+    assert tier["recurrence"] == "monthly"
+    assert tier["unit_price"] == "450.00"
+    assert tier["quantity"] == fee["quantity"]  # per server
+    assert "24×7" in tier["description"]
+    # The answer's monthly figure is what the quote bills each month: fee and support.
+    servers = Decimal(fee["quantity"])
+    monthly = (Decimal(fee["unit_price"]) + Decimal("450.00")) * servers
+    assert Decimal(body["recommendation"]["managed_monthly"]) == monthly
+    support = Decimal(body["tco"]["options"]["managed"]["by_category"]["support"])
+    assert support == Decimal("450.00") * servers * body["tco"]["horizon_months"]
+
+
+def test_an_unknown_service_tier_is_refused_naming_the_field(client, acme):
+    response = _create(client, acme[1], BODY | {"service_tier": "platinum"})
+
+    assert response.status_code == 400
+    assert "service_tier" in response.json()["errors"]
+    assert Quote.objects.count() == 0
 
 
 def test_the_same_idempotency_key_and_body_return_the_same_quote(client, acme):

@@ -300,6 +300,7 @@ def test_environment_and_uptime_are_required():
 # --- Step 4: deployment and costs ----------------------------------------------------------------
 
 
+@pytest.mark.django_db  # the form offers the catalog's service tiers
 def test_deployment_overrides_only_what_was_given():
     form = DeploymentForm(data=DEPLOYMENT | {"electricity_price": "0,21", "pue": ""})
 
@@ -309,6 +310,7 @@ def test_deployment_overrides_only_what_was_given():
     assert form.cleaned_data["budget"] is None
 
 
+@pytest.mark.django_db  # the form offers the catalog's service tiers
 @pytest.mark.parametrize(
     ("field", "bad", "message"),
     [
@@ -329,6 +331,7 @@ def test_deployment_ranges_are_named(field, bad, message):
     assert errors == {field: [message]}
 
 
+@pytest.mark.django_db  # the form offers the catalog's service tiers
 def test_region_and_currency_must_be_known():
     errors = _errors(DeploymentForm(data=DEPLOYMENT | {"region": "ZZ", "currency": "JPY"}))
 

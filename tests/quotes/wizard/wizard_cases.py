@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from django.urls import reverse
 
+from catalog.selectors.service_tiers import service_tier_get
 from engine.builder import Environment, Tier
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import option_to_dict
@@ -168,6 +169,8 @@ def engine_answer(expected: dict):
         currency=expected["currency"],
         overrides=expected["overrides"],
         always_on=expected["uptime"] == "always_on",
+        # The wizard's steps leave the support question unanswered: the catalog's default tier.
+        service_tier=service_tier_get(code=None, currency=expected["currency"]),
     )
     return advice, chosen, tco
 
