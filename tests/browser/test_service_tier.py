@@ -19,7 +19,7 @@ from gpuquote.core.formatting import money_format
 from quotes.models import Quote, WizardResult
 from quotes.pdf.quote import quote_pdf_render
 from quotes.sales import services
-from tests.browser.conftest import quote_form_send
+from tests.browser.conftest import publish_screenshot, quote_form_send
 from tests.browser.test_staff_quote import DETAIL, sign_in
 from tests.browser.test_wizard import walk
 from tests.quotes.sales.test_quote_services import _user
@@ -90,7 +90,10 @@ def test_a_24x7_support_level_from_the_wizard_to_the_quote_pdf(new_page, shoot, 
     assert page.locator("#monitoring-plan tr[data-watch='gpu_temperature']").count() == 1
     assert page.locator("#software-stack tr[data-line='driver']").count() == 1
     page.locator("#operations").scroll_into_view_if_needed()
-    shoot(page, "operations")
+    whole = shoot(page, "service-tier-result")
+    section = whole.with_name("operations.png")
+    page.locator("#operations").screenshot(path=str(section))
+    publish_screenshot(section, "operations.png")  # the README's
 
     # The checklist PDF: software, monitoring and support, after the five points
     with page.expect_download() as download_info:
