@@ -24,6 +24,7 @@ from quotes.models import Quote, QuoteLine, QuoteRevision
 from quotes.pdf import charts
 from quotes.pdf.render import render_pdf
 from quotes.sales.selectors import revision_lines_get, revision_totals_get
+from quotes.sales.services.common import SERVICE_TIER_ROLE
 
 
 def _chart(tco: dict[str, Any] | None, currency: str) -> str:
@@ -108,19 +109,25 @@ def quote_document_context(
         ],
         "chart": _chart(tco, quote.currency),
         "managed_split": _managed_split(tco),
-        "service_tier": _service_tier(tco, lines),
+        "service_tier": _service_tier(tco, snapshot, lines),
         "seller": seller_details(),
     }
 
 
-def _service_tier(tco: dict[str, Any] | None, lines: Sequence[QuoteLine]) -> dict[str, Any] | None:
-    """The managed offer's service tier the quote bills, with what the host does under it (in
-    the quote's language, as the snapshot kept it); None when no line bills a tier."""
-    if not tco or not tco.get("service_tier"):
+def _service_tier(
+    tco: dict[str, Any] | None, snapshot: dict[str, Any], lines: Sequence[QuoteLine]
+) -> dict[str, Any] | None:
+    """The support level the quote bills, with what the host does under it, in the quote's
+    language as the quote kept it: the one the sales team set on the quote, else the one of the
+    customer's result; None when no line bills a tier."""
+    billed = next((line for line in lines if line.role == SERVICE_TIER_ROLE), None)
+    if billed is None:
         return None
-    if not any(line.role == "service_tier" for line in lines):
-        return None
-    return cast(dict[str, Any], tco["service_tier"])
+    kept = [snapshot.get("service_tier"), None if not tco else tco.get("service_tier")]
+    return next(
+        (cast(dict[str, Any], tier) for tier in kept if tier and tier["code"] == billed.sku),
+        None,
+    )
 
 
 def _managed_split(tco: dict[str, Any] | None) -> dict[str, Any] | None:

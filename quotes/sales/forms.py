@@ -4,16 +4,19 @@ lives here; rules spanning objects (the workflow, prices) live in ``quotes.sales
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from catalog.selectors.service_tiers import service_tiers_get
 from engine.builder import Environment, Tier
 from engine.model_registry import all_models
 from engine.pricing import MAX_CONTRACT_MONTHS
 from engine.workload import Task
 from gpuquote.core.countries import CountryFormField, VatNumberMatchesCountry
+from gpuquote.core.formatting import money_format
 from gpuquote.core.forms import (
     BoundedDecimalField,
     BoundedIntegerField,
@@ -98,6 +101,21 @@ class ServiceLineForm(forms.Form):
     )
     recurrence = forms.ChoiceField(label=_("Recurrence"), choices=RecurrenceChoices.choices)
     discount_pct = BoundedDecimalField(label=_("Line discount (%)"), initial=0, **PCT)
+
+
+class ServiceTierSetForm(forms.Form):
+    """The managed offer's support level a quote bills: one of the catalog's offered tiers."""
+
+    code = forms.ChoiceField(label=_("Support level"))
+
+    def __init__(self, *args: Any, currency: str = "EUR", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ChoiceField, self.fields["code"])
+        language = get_language()
+        field.choices = [
+            (tier.code, f"{tier.name(language)} ({money_format(tier.monthly.amount, currency)})")
+            for tier in service_tiers_get(currency=currency)
+        ]
 
 
 class LineUpdateForm(forms.Form):

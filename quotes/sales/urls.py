@@ -30,6 +30,7 @@ urlpatterns = [
     path("staff/quotes/<int:pk>/lines/update/", views.line_update, name="line_update"),
     path("staff/quotes/<int:pk>/lines/remove/", views.line_remove, name="line_remove"),
     path("staff/quotes/<int:pk>/terms/", views.terms_update, name="terms"),
+    path("staff/quotes/<int:pk>/support/", views.service_tier_set, name="service_tier"),
     path("staff/quotes/<int:pk>/workload/", views.workload_set, name="workload"),
     path("staff/quotes/<int:pk>/proposal/", views.option_apply, name="option_apply"),
     path("staff/quotes/<int:pk>/action/", views.quote_action, name="action"),

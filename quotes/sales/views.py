@@ -7,6 +7,7 @@ workflow's reasons, prices that do not add up) are shown as messages on the quot
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -42,6 +43,7 @@ from quotes.sales.forms import (
     PartLineForm,
     QuoteCreateForm,
     ServiceLineForm,
+    ServiceTierSetForm,
     TermsForm,
     WorkloadForm,
 )
@@ -241,6 +243,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         "service_form": ServiceLineForm(
             auto_id="service_%s", initial={"quantity": 1, "discount_pct": 0}
         ),
+        "service_tier_form": _service_tier_form(quote, [row["line"] for row in context["rows"]]),
         "terms_form": TermsForm(
             auto_id="terms_%s",
             initial={
@@ -339,7 +342,7 @@ def _workload_context(quote: Quote) -> dict[str, Any]:
 def _post(
     request: HttpRequest,
     pk: int,
-    form_class: type,
+    form_class: Callable[..., Any],  # a form class, or one with its arguments bound
     call: Callable[[Quote, dict], object],
     done: Callable[[dict], str] | None = None,
 ) -> HttpResponse:
@@ -355,6 +358,15 @@ def _post(
         else:
             messages.success(request, done(form.cleaned_data) if done else gettext("Saved."))
     return redirect("wizard:staff:detail", pk=pk)
+
+
+def _service_tier_form(quote: Quote, lines: list[Any]) -> ServiceTierSetForm | None:
+    """The support level's form, for a quote whose ``lines`` bill managed hosting."""
+    billed = next((line for line in lines if line.role == "service_tier"), None)
+    if billed is None and not any(line.role == "managed_hosting" for line in lines):
+        return None
+    initial = {"code": billed.sku} if billed is not None else {}
+    return ServiceTierSetForm(auto_id="tier_%s", currency=quote.currency, initial=initial)
 
 
 @require_POST
@@ -439,6 +451,20 @@ def workload_set(request: HttpRequest, pk: int) -> HttpResponse:
             workload=data["workload"],
             environment=data["environment"],
             growth_gpus=data["growth_gpus"],
+        ),
+    )
+
+
+@require_POST
+@sales_team
+def service_tier_set(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = _quote_or_404(pk)
+    return _post(
+        request,
+        pk,
+        functools.partial(ServiceTierSetForm, currency=quote.currency),
+        lambda quote, data: build_services.quote_service_tier_set(
+            user=request.user, quote=quote, code=data["code"]
         ),
     )
 

@@ -224,8 +224,8 @@ def test_load_catalog_seeds_both_tiers(seeded_tiers):
     }
 
     assert rows == {
-        "business-hours": {
-            "code": "business-hours",
+        "standard": {
+            "code": "standard",
             "name_en": "Business hours",
             "name_fr": "Heures ouvrées",
             "coverage": "business_hours",
@@ -265,7 +265,7 @@ def test_every_seed_tier_states_its_basis():
 
 def test_a_rerun_keeps_what_the_sales_team_edited(seeded_tiers, tmp_path):
     ServiceTier.objects.filter(code="24x7").update(monthly_price_eur=Decimal("399.00"))
-    ServiceTier.objects.filter(code="business-hours").update(name_fr="Jours ouvrés")
+    ServiceTier.objects.filter(code="standard").update(name_fr="Jours ouvrés")
     before = list(ServiceTier.objects.order_by("code").values())
     out = StringIO()
 
@@ -284,7 +284,7 @@ def test_a_seed_default_does_not_displace_the_sales_teams_default(tmp_path):
 
     defaults = ServiceTier.objects.filter(is_default=True).values_list("code", flat=True)
     assert list(defaults) == ["gold"]
-    assert ServiceTier.objects.filter(code="business-hours", is_default=False).exists()
+    assert ServiceTier.objects.filter(code="standard", is_default=False).exists()
 
 
 def test_a_bad_tier_names_itself_and_writes_nothing(tmp_path):
@@ -342,7 +342,7 @@ def test_a_sales_manager_lists_and_edits_the_tiers_and_is_recorded(client, seede
 
     assert listing.status_code == 200
     shown = [tier.code for tier in listing.context["cl"].result_list]
-    assert shown == ["business-hours", "24x7"]
+    assert shown == ["standard", "24x7"]
     assert "450.00" in listing.content.decode()  # the 24x7 tier's EUR price column
     assert form.status_code == 200
     assert changed.status_code == 302, changed.content.decode()[:2000]
@@ -396,7 +396,7 @@ def test_staff_without_the_permission_cannot_open_the_tiers(client, seeded_tiers
 # --- The API: GET /api/v1/service-tiers/ ----------------------------------------------------------
 
 EN_BUSINESS_HOURS = {
-    "code": "business-hours",
+    "code": "standard",
     "name": "Business hours",
     "coverage": "business_hours",
     "coverage_label": "Business hours (working days)",
@@ -475,7 +475,7 @@ def test_usd_prices_with_currency_usd(client, seeded_tiers):
 
     assert response.status_code == 200
     assert [(row["code"], row["monthly"], row["currency"]) for row in response.json()] == [
-        ("business-hours", "0.00", "USD"),
+        ("standard", "0.00", "USD"),
         ("24x7", "522.00", "USD"),
     ]
 

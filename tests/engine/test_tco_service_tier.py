@@ -46,7 +46,7 @@ def test_the_tier_is_the_managed_options_support_line_per_server_and_month():
 def test_a_tier_the_fee_includes_adds_no_line():
     config = configuration()
     a = assumptions(electricity_price_per_kwh="0.2")
-    free = tco(config, a, years=2, service_tier=tier("0", code="business-hours"))
+    free = tco(config, a, years=2, service_tier=tier("0", code="standard"))
 
     assert "support" not in free.managed.by_category
     assert free.managed.total == tco(config, a, years=2).managed.total
@@ -103,7 +103,7 @@ def test_a_tier_says_what_the_host_does_for_the_customer():
     office = [
         m.render()
         for m in tier(
-            code="business-hours",
+            code="standard",
             coverage=Coverage.BUSINESS_HOURS,
             response_minutes=90,
             replacement_hours=24,

@@ -14,18 +14,20 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from catalog.selectors.service_tiers import service_tier_get
 from engine.advice import Advice
 from engine.builder import Environment, Tier
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.roles import user_role
-from quotes.advice.presenters import text
+from quotes.advice.presenters import service_tier_to_dict, text
 from quotes.advice.selectors import advice_get
 from quotes.models import LineKindChoices, Quote, QuoteEventKind
 from quotes.sales.selectors import quote_workload_get
 from quotes.sales.services.common import (
+    SERVICE_TIER_ROLE,
     LineInput,
     event_record,
     line_input,
@@ -33,6 +35,7 @@ from quotes.sales.services.common import (
     prices_check,
     quote_lock,
     revision_editable,
+    service_tier_line,
 )
 
 WIZARD_SOURCE = "wizard_result"
@@ -155,5 +158,48 @@ def quote_option_apply(
         revision=revision,
         reason=gettext("builder's configuration applied"),
         data={"tier": str(option.tier), "servers": option.servers},
+    )
+    return quote
+
+
+@transaction.atomic
+def quote_service_tier_set(
+    *, user: Any, quote: Quote, code: str, today: dt.date | None = None
+) -> Quote:
+    """The managed offer's support level the quote bills: its monthly line per server (the
+    servers the hosting line bills), and what the host does under it, in the quote's language,
+    kept with the quote for its PDF."""
+    quote = quote_lock(quote)
+    tier = service_tier_get(code=code, currency=quote.currency)
+    if tier is None:
+        raise ValidationError(gettext("This support level is not offered any more."))
+    revision = revision_editable(
+        quote,
+        user=user,
+        today=today or timezone.localdate(),
+        reason=gettext("support level: %(tier)s") % {"tier": tier.name(quote.language)},
+    )
+    lines = list(revision.lines.order_by("position"))
+    billed = [line for line in lines if line.role == SERVICE_TIER_ROLE]
+    hosting = next((line for line in lines if line.role == "managed_hosting"), None)
+    if not billed and hosting is None:
+        raise ValidationError(
+            gettext("Only a managed-hosting quote has a support level: add the hosting first.")
+        )
+    servers = (billed[0] if billed else hosting).quantity  # type: ignore[union-attr]
+    kept = [line_input(line) for line in lines if line.role != SERVICE_TIER_ROLE]
+    at = lines.index(billed[0]) if billed else len(kept)
+    kept.insert(at, service_tier_line(tier, servers=servers, language=quote.language))
+    revision.lines.all().delete()
+    lines_create(revision, kept)
+    with translation.override(quote.language):
+        quote.snapshot = {**(quote.snapshot or {}), "service_tier": service_tier_to_dict(tier)}
+    quote.save(update_fields=["snapshot", "updated_at"])
+    event_record(
+        quote,
+        QuoteEventKind.EDITED,
+        user=user,
+        reason=gettext("support level: %(tier)s") % {"tier": tier.name(quote.language)},
+        data={"service_tier": tier.code},
     )
     return quote

@@ -21,12 +21,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
+from django.utils import translation
 from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
 from engine.money import CURRENCIES, round_money
 from engine.pricing import PricingError, QuoteTotals
+from engine.service_tiers import COVERAGE_LABELS, ServiceTier
 from engine.workflow import (
     Action,
     QuoteContext,
@@ -38,7 +40,7 @@ from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.roles import user_role
-from quotes.advice.presenters import localized_text
+from quotes.advice.presenters import localized_text, text
 from quotes.models import (
     LineKindChoices,
     Quote,
@@ -293,3 +295,25 @@ def prices_check(quote: Quote, revision: QuoteRevision) -> None:
         revision_totals_get(quote=quote, revision=revision)
     except PricingError as error:
         raise refused(error) from error
+
+
+SERVICE_TIER_ROLE = "service_tier"
+
+
+def service_tier_line(tier: ServiceTier, *, servers: Decimal, language: str) -> LineInput:
+    """The quote line of a managed-hosting support level: per server and month, its code as
+    the SKU (the quote's PDF finds what the host does under it by that code)."""
+    with translation.override(language):
+        description = gettext("Support: %(tier)s (%(coverage)s), per server") % {
+            "tier": tier.name(language),
+            "coverage": text(COVERAGE_LABELS[tier.coverage]),
+        }
+    return LineInput(
+        kind=LineKindChoices.SERVICE,
+        sku=tier.code,
+        description=description,
+        quantity=servers,
+        unit_price=tier.monthly.amount,
+        recurrence=RecurrenceChoices.MONTHLY,
+        role=SERVICE_TIER_ROLE,
+    )

@@ -16,7 +16,6 @@ from django.utils.translation import gettext
 from engine.builder import Option
 from engine.codec import encode
 from engine.numbering import quote_number
-from engine.service_tiers import COVERAGE_LABELS
 from engine.workflow import (
     validity_end,
 )
@@ -30,7 +29,6 @@ from quotes.advice.presenters import (
     recommendation_to_dict,
     sizing_to_dict,
     tco_to_dict,
-    text,
 )
 from quotes.advice.result import AdviceResult
 from quotes.advice.store import result_from_json
@@ -47,7 +45,12 @@ from quotes.models import (
     WizardResult,
 )
 from quotes.sales.request_summary import managed_contract
-from quotes.sales.services.common import LineInput, event_record, lines_create
+from quotes.sales.services.common import (
+    LineInput,
+    event_record,
+    lines_create,
+    service_tier_line,
+)
 from quotes.sales.services.numbering import quote_sequence_next
 
 
@@ -164,12 +167,6 @@ def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[
                 "Managed hosting of a server with %(gpus)s x %(gpu)s: no commitment"
             ) % {"gpus": gpus, "gpu": gpu}
         setup = gettext("Managed hosting setup, per server")
-        tier = None if advice.tco is None else advice.tco.service_tier
-        if tier is not None:
-            service = gettext("Support: %(tier)s (%(coverage)s), per server") % {
-                "tier": tier.name(language),
-                "coverage": text(COVERAGE_LABELS[tier.coverage]),
-            }
     lines = [
         LineInput(
             kind=LineKindChoices.SERVICE,
@@ -180,17 +177,9 @@ def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[
             role="managed_hosting",
         )
     ]
+    tier = None if advice.tco is None else advice.tco.service_tier
     if tier is not None:  # listed even when the hosting fee includes it: the quote says so
-        lines.append(
-            LineInput(
-                kind=LineKindChoices.SERVICE,
-                description=service,
-                quantity=Decimal(option.servers),
-                unit_price=tier.monthly.amount,
-                recurrence=RecurrenceChoices.MONTHLY,
-                role="service_tier",
-            )
-        )
+        lines.append(service_tier_line(tier, servers=Decimal(option.servers), language=language))
     if contract.setup.amount:
         lines.append(
             LineInput(

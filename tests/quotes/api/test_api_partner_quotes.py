@@ -147,7 +147,7 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
         ("service", "one_off", "managed_setup"),
     ]
     assert body["lines"][1]["unit_price"] == "0.00"
-    assert body["tco"]["service_tier"]["code"] == "business-hours"
+    assert body["tco"]["service_tier"]["code"] == "standard"
     contract = body["tco"]["managed_offer"]
     signed = next(t for t in contract["terms"] if t["months"] == contract["contract_months"])
     assert body["lines"][0]["unit_price"] == signed["monthly"]

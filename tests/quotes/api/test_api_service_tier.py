@@ -39,7 +39,7 @@ def test_the_tco_prices_the_tier_it_names_as_the_managed_support_line(client):
     assert added == support
     assert body["options"]["on_premises"] == plain["options"]["on_premises"]
     # Without a tier: the catalog's default, included in the fee (no support line)
-    assert plain["service_tier"]["code"] == "business-hours"
+    assert plain["service_tier"]["code"] == "standard"
     assert "support" not in plain["options"]["managed"]["by_category"]
 
 

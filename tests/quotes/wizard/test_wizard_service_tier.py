@@ -30,8 +30,8 @@ def test_the_deployment_step_offers_the_tiers_with_both_prices_the_default_chose
             item["widget"].data["value"]: item["help"] for item in form.choice_items("service_tier")
         }
 
-    assert form.fields["service_tier"].initial == "business-hours"
-    assert items["business-hours"].startswith("Included in the hosting fee.")
+    assert form.fields["service_tier"].initial == "standard"
+    assert items["standard"].startswith("Included in the hosting fee.")
     assert items["24x7"].startswith("€450 or $522 per server and month.")
     assert "The system disks backed up every day." in items["24x7"]
 
@@ -71,7 +71,7 @@ def test_without_an_answer_the_default_tier_is_stored(client):
     assert advice.inputs.service_tier == ""
     assert advice.tco is not None
     assert advice.tco.service_tier is not None
-    assert advice.tco.service_tier.code == "business-hours"
+    assert advice.tco.service_tier.code == "standard"
 
 
 def test_the_quote_of_a_managed_result_bills_the_tier_per_server(client, django_user_model):
