@@ -5,7 +5,8 @@ a configuration's GPUs:
 
     cloud      GPUs x the hours started x the on-demand price per GPU-hour (providers bill by
                the minute or second; whole hours keep the figure on the safe side)
-    managed    the host's month-to-month fee x the months started + its setup, per server
+    managed    (the host's month-to-month fee + the service tier) x the months started + the
+               setup, per server
                (``hosting.ManagedOffer``: the same fee the comparison and the quote use)
     buy        the servers' price + the energy of the run (full load through the PUE): what
                owning costs before the hardware does anything else
@@ -22,6 +23,7 @@ from decimal import Decimal
 
 from ..assumptions import Assumptions
 from ..money import Money, round_money
+from ..service_tiers import ServiceTier, monthly_with_service
 from .hosting import ManagedOffer
 from .inputs import _W_PER_KW, HOURS_PER_MONTH, Option, TcoConfiguration
 
@@ -44,8 +46,10 @@ def job_cost(
     config: TcoConfiguration,
     assumptions: Assumptions,
     offer: ManagedOffer,
+    service_tier: ServiceTier | None = None,
 ) -> JobCost:
-    """Rent or buy for one run of ``hours``; ``assumptions`` resolved for the GPU model. Pure."""
+    """Rent or buy for one run of ``hours``; ``assumptions`` resolved for the GPU model;
+    hosted month to month with ``service_tier``'s support (None: the fee alone). Pure."""
     if not math.isfinite(hours) or hours <= 0:
         raise ValueError("a job runs for a positive, finite number of hours")
     currency = assumptions.currency
@@ -62,7 +66,11 @@ def job_cost(
     month_to_month = offer.term(0)
     managed = Money(
         round_money(
-            servers * (month_to_month.monthly.amount * months + month_to_month.setup.amount)
+            servers
+            * (
+                monthly_with_service(month_to_month.monthly, service_tier).amount * months
+                + month_to_month.setup.amount
+            )
         ),
         currency,
     )

@@ -130,7 +130,13 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     job = None
     hours = None if on_recommended is None else on_recommended.training_hours
     if chosen is not None and priced is not None and hours:
-        job = job_cost(hours, tco_configuration(chosen), priced, managed[chosen.tier])
+        job = job_cost(
+            hours,
+            tco_configuration(chosen),
+            priced,
+            managed[chosen.tier],
+            None if tco is None else tco.service_tier,
+        )
     ages = price_ages_get(currency=currency)
     built_skus = {line.sku for option in advice.build.options for line in option.parts}
     return AdviceResult(

@@ -199,7 +199,7 @@ class TcoView(APIView):
             hours = None if training is None else training.hours
         job = None
         if hours and result.managed_offer is not None:
-            job = job_cost(hours, configuration, priced, result.managed_offer)
+            job = job_cost(hours, configuration, priced, result.managed_offer, result.service_tier)
         body["job"] = job_to_dict(job)
         body["recommendation"] = None
         if built is not None and sizing is not None:

@@ -11,7 +11,7 @@ import pytest
 from engine.codec import decode, encode
 from engine.money import Money
 from engine.service_tiers import Coverage, ServiceTier
-from engine.tco import Option, TcoInputError
+from engine.tco import Option, TcoInputError, job_cost, managed_offer
 from engine.tco.results import TcoResult
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
@@ -143,3 +143,16 @@ def test_a_tiers_name_follows_the_language_with_english_as_fallback():
 def test_a_tier_that_cannot_be_offered_is_refused(changes, reason):
     with pytest.raises(ValueError, match=reason):
         dataclasses.replace(tier(), **changes)
+
+
+def test_a_hosted_training_run_pays_the_tier_for_each_month_it_runs():
+    config = configuration(servers=2)
+    a = assumptions(electricity_price_per_kwh="0.2")
+    offer = managed_offer(config, a)
+    plain = job_cost(1000.0, config, a, offer)  # 1,000 h: 2 months started
+
+    supported = job_cost(1000.0, config, a, offer, tier("450"))
+
+    assert supported.managed_months == plain.managed_months == 2
+    assert supported.managed.amount - plain.managed.amount == Decimal("1800.00")  # 450 x 2 x 2
+    assert supported.buy == plain.buy
