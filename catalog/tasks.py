@@ -5,6 +5,8 @@
 (the apply is idempotent and all-or-nothing), so it acknowledges late: a worker killed mid-run
 leaves the message to be delivered again. Only ``FeedTemporaryError`` (network errors, timeouts,
 5xx answers) is retried, with exponential backoff and full jitter, a bounded number of times.
+``purge_price_refresh_runs`` runs daily and deletes old finished runs
+(``catalog.services.retention``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import logging
 from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from catalog.feeds import FeedTemporaryError
 from catalog.models import PriceSource, RunTrigger
 from catalog.services import PRICE_REFRESH_TASK, price_source_refresh
+from catalog.services.retention import price_refresh_runs_purge
 
 logger = logging.getLogger(__name__)
 
@@ -49,3 +53,11 @@ def refresh_price_source(
         logger.warning("Price source %s no longer exists; nothing to refresh.", source_id)
         return None
     return {"run_id": run.pk, "status": run.status}
+
+
+# One transaction, nothing left to delete the second time: safe to run twice.
+@shared_task(name="catalog.purge_price_refresh_runs", acks_late=True)
+def purge_price_refresh_runs() -> int:
+    deleted = price_refresh_runs_purge(now=timezone.now())
+    logger.info("Purged %d price refresh runs.", deleted)
+    return deleted

@@ -9,19 +9,28 @@ way. ``expire_quotes`` runs daily (the beat entry is in ``settings.CELERY_BEAT_S
 webhook delivery per run and retries while the receiver fails; its last try marks it failed.
 Services queue them by name after commit through the outbox (``gpuquote.core.outbox``);
 ``outbox_redispatch`` runs every minute and queues again the jobs a broker outage kept back.
+The ``purge_*`` tasks run daily and delete what would grow without end (``quotes.retention``):
+old idempotency records, finished webhook deliveries, abandoned wizard results.
 """
 
 from __future__ import annotations
 
+import logging
 import smtplib
 
 from celery import shared_task
+from django.utils import timezone
 
 from gpuquote.core.outbox import outbox_jobs_redispatch
 from quotes.partners.webhooks.delivery import (
     DELIVER_WEBHOOK_TASK,
     WebhookDeliveryError,
     webhook_deliver,
+)
+from quotes.retention import (
+    abandoned_results_purge,
+    idempotency_records_purge,
+    webhook_deliveries_purge,
 )
 from quotes.sales.services import (
     NOTIFY_QUOTE_ANSWER_TASK,
@@ -32,6 +41,8 @@ from quotes.sales.services import (
     quote_expire_due,
     quote_request_notify,
 )
+
+logger = logging.getLogger(__name__)
 
 RETRYABLE = (smtplib.SMTPException, ConnectionError, TimeoutError)
 
@@ -84,6 +95,28 @@ def outbox_redispatch() -> int:
 @shared_task(name="quotes.expire_quotes", acks_late=True)
 def expire_quotes() -> int:
     return len(quote_expire_due())
+
+
+# The purges run in one transaction each and delete nothing the second time: safe to run twice.
+@shared_task(name="quotes.purge_idempotency_records", acks_late=True)
+def purge_idempotency_records() -> int:
+    deleted = idempotency_records_purge(now=timezone.now())
+    logger.info("Purged %d idempotency records.", deleted)
+    return deleted
+
+
+@shared_task(name="quotes.purge_webhook_deliveries", acks_late=True)
+def purge_webhook_deliveries() -> int:
+    deleted = webhook_deliveries_purge(now=timezone.now())
+    logger.info("Purged %d finished webhook deliveries.", deleted)
+    return deleted
+
+
+@shared_task(name="quotes.purge_abandoned_results", acks_late=True)
+def purge_abandoned_results() -> int:
+    deleted = abandoned_results_purge(now=timezone.now())
+    logger.info("Purged %d abandoned wizard results.", deleted)
+    return deleted
 
 
 # Nine tries over at most about two hours: the waits are capped at 30 s, 1, 2, 4, 8, 16, 32 min

@@ -323,6 +323,16 @@ QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
 QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
 
+# Retention (README "Retention"): how long the daily purges keep what would otherwise grow
+# without end. A partner may replay a POST with its Idempotency-Key within this many hours.
+IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 24)
+# Finished webhook deliveries (and their attempts) stay this long for support questions.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 90)
+# Finished price refresh runs; the latest run of each source is always kept (admin, staleness).
+PRICE_REFRESH_RUN_RETENTION_DAYS = env_int("PRICE_REFRESH_RUN_RETENTION_DAYS", 180)
+# Wizard results nobody asked a quote for; the customer's result link stops working after this.
+ABANDONED_RESULT_RETENTION_DAYS = env_int("ABANDONED_RESULT_RETENTION_DAYS", 90)
+
 # The seller's legal details, printed on every quote: name, address, SIREN/SIRET and VAT number
 # (French commercial law), and the bank account the customer pays by transfer. Without
 # SELLER_NAME the embedded defaults below describe a demo company, SAMPLE DATA that the quote
@@ -376,6 +386,23 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quotes.outbox_redispatch",
         # seconds: after-commit jobs a broker outage kept back (gpuquote.core.outbox)
         "schedule": 60,
+    },
+    # Retention purges (README "Retention"): daily, each idempotent and bounded per chunk.
+    "quotes-purge-idempotency-records-daily": {
+        "task": "quotes.purge_idempotency_records",
+        "schedule": 24 * 60 * 60,
+    },
+    "quotes-purge-webhook-deliveries-daily": {
+        "task": "quotes.purge_webhook_deliveries",
+        "schedule": 24 * 60 * 60,
+    },
+    "quotes-purge-abandoned-results-daily": {
+        "task": "quotes.purge_abandoned_results",
+        "schedule": 24 * 60 * 60,
+    },
+    "catalog-purge-price-refresh-runs-daily": {
+        "task": "catalog.purge_price_refresh_runs",
+        "schedule": 24 * 60 * 60,
     },
 }
 
