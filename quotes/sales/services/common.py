@@ -28,7 +28,7 @@ from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
 from engine.money import CURRENCIES, round_money
 from engine.pricing import PricingError, QuoteTotals
-from engine.service_tiers import COVERAGE_LABELS, ServiceTier
+from engine.service_tiers import ServiceTier
 from engine.workflow import (
     Action,
     QuoteContext,
@@ -40,7 +40,7 @@ from engine.workflow import (
     validity_end,
 )
 from gpuquote.core.roles import user_role
-from quotes.advice.presenters import localized_text, text
+from quotes.advice.presenters import localized_text
 from quotes.models import (
     LineKindChoices,
     Quote,
@@ -304,10 +304,7 @@ def service_tier_line(tier: ServiceTier, *, servers: Decimal, language: str) -> 
     """The quote line of a managed-hosting support level: per server and month, its code as
     the SKU (the quote's PDF finds what the host does under it by that code)."""
     with translation.override(language):
-        description = gettext("Support: %(tier)s (%(coverage)s), per server") % {
-            "tier": tier.name(language),
-            "coverage": text(COVERAGE_LABELS[tier.coverage]),
-        }
+        description = gettext("Support: %(tier)s, per server") % {"tier": tier.name(language)}
     return LineInput(
         kind=LineKindChoices.SERVICE,
         sku=tier.code,

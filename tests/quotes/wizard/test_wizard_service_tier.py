@@ -97,4 +97,4 @@ def test_the_quote_of_a_managed_result_bills_the_tier_per_server(client, django_
         Decimal(advice.chosen.servers),
         "monthly",
     )
-    assert line.description == "Support: 24×7 (24×7 (every hour of every day)), per server"
+    assert line.description == "Support: 24×7, per server"
