@@ -83,7 +83,7 @@ class ServiceTier:
                 ),
             ),
             Message(
-                gettext_noop("A failed part replaced within %(hours)s h"),
+                gettext_noop("A failed part replaced within %(hours)s h"),
                 MappingProxyType({"hours": self.replacement_hours}),
             ),
         ]
@@ -103,9 +103,10 @@ class ServiceTier:
 
 
 def _duration(minutes: int) -> Message:
+    # A no-break space: "4 h" never splits over two lines.
     if minutes % 60 == 0:
-        return Message(gettext_noop("%(hours)s h"), MappingProxyType({"hours": minutes // 60}))
-    return Message(gettext_noop("%(minutes)s min"), MappingProxyType({"minutes": minutes}))
+        return Message(gettext_noop("%(hours)s h"), MappingProxyType({"hours": minutes // 60}))
+    return Message(gettext_noop("%(minutes)s min"), MappingProxyType({"minutes": minutes}))
 
 
 def monthly_with_service(fee: Money, tier: ServiceTier | None) -> Money:

@@ -409,8 +409,8 @@ EN_BUSINESS_HOURS = {
     "currency": "EUR",
     "is_default": True,
     "included_operations": [
-        "Business hours (working days) support: a first answer within 4 h",
-        "A failed part replaced within 72 h",
+        "Business hours (working days) support: a first answer within 4 h",
+        "A failed part replaced within 72 h",
         "The GPUs watched by the host, which acts on the alerts",
     ],
 }
@@ -428,8 +428,8 @@ EN_ALWAYS = {
     "currency": "EUR",
     "is_default": False,
     "included_operations": [
-        "24×7 (every hour of every day) support: a first answer within 30 min",
-        "A failed part replaced within 4 h",
+        "24×7 (every hour of every day) support: a first answer within 30 min",
+        "A failed part replaced within 4 h",
         "Operating system, GPU driver and CUDA or ROCm kept up to date",
         "The GPUs watched by the host, which acts on the alerts",
         "The system disks backed up every day",
@@ -453,14 +453,14 @@ def test_a_french_reader_gets_french_names_and_sentences(client, seeded_tiers):
     assert (business_hours["name"], always["name"]) == ("Heures ouvrées", "24 h/24, 7 j/7")
     assert business_hours["coverage_label"] == "Heures ouvrées (jours ouvrés)"
     assert business_hours["included_operations"] == [
-        "Heures ouvrées (jours ouvrés) : une première réponse de l’assistance sous 4 h",
-        "Une pièce défaillante remplacée sous 72 h",
+        "Heures ouvrées (jours ouvrés) : une première réponse de l’assistance sous 4 h",
+        "Une pièce défaillante remplacée sous 72 h",
         "Les GPU surveillés par l’hébergeur, qui traite les alertes",
     ]
     assert always["included_operations"] == [
         "24 h/24, 7 j/7 (à toute heure, tous les jours) : une première réponse de l’assistance "
-        "sous 30 min",
-        "Une pièce défaillante remplacée sous 4 h",
+        "sous 30 min",
+        "Une pièce défaillante remplacée sous 4 h",
         "Système d’exploitation, pilote GPU et CUDA ou ROCm tenus à jour",
         "Les GPU surveillés par l’hébergeur, qui traite les alertes",
         "Les disques système sauvegardés chaque jour",

@@ -29,7 +29,7 @@ def test_the_tco_prices_the_tier_it_names_as_the_managed_support_line(client):
     assert always is not None
     assert body["service_tier"]["code"] == "24x7"
     assert body["service_tier"]["monthly"] == str(always.monthly.amount)
-    assert "a first answer within 30 min" in body["service_tier"]["included_operations"][0]
+    assert "a first answer within 30 min" in body["service_tier"]["included_operations"][0]
     servers = body["configuration"]["servers"]
     support = Decimal(body["options"]["managed"]["by_category"]["support"])
     assert support == always.monthly.amount * servers * body["horizon_months"]
