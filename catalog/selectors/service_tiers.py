@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from catalog.models import MONTHLY_PRICE_FIELDS, ServiceTier
@@ -33,14 +34,8 @@ def service_tier_get(*, code: str | None, currency: str) -> EngineServiceTier | 
 
 @dataclass(frozen=True, slots=True)
 class _Offered:
-    version: tuple
     tiers: Mapping[str, tuple[EngineServiceTier, ...]]  # by currency
     default_code: str | None
-
-
-# Per process: the offered tiers of the latest catalog version read.
-_KEPT: dict[str, _Offered] = {}
-per_version_cache(_KEPT.clear)
 
 
 def _known(currency: str) -> str:
@@ -50,13 +45,14 @@ def _known(currency: str) -> str:
 
 
 def _offered() -> _Offered:
-    version = catalog_version_get()
-    kept = _KEPT.get("offered")
-    if kept is not None and kept.version == version:
-        return kept
+    return _offered_at(catalog_version_get())
+
+
+# Per process, per catalog version (as the price ages are: ``catalog.selectors.prices``).
+@lru_cache(maxsize=4)
+def _offered_at(_version: tuple) -> _Offered:
     rows = list(ServiceTier.objects.filter(active=True).order_by("position", "code"))
-    offered = _Offered(
-        version=version,
+    return _Offered(
         tiers=MappingProxyType(
             {
                 currency: tuple(_engine_tier(row, currency) for row in rows)
@@ -65,8 +61,9 @@ def _offered() -> _Offered:
         ),
         default_code=next((row.code for row in rows if row.is_default), None),
     )
-    _KEPT["offered"] = offered
-    return offered
+
+
+per_version_cache(_offered_at.cache_clear)
 
 
 def _engine_tier(row: ServiceTier, currency: str) -> EngineServiceTier:

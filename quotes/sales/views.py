@@ -7,7 +7,6 @@ workflow's reasons, prices that do not add up) are shown as messages on the quot
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -342,7 +341,7 @@ def _workload_context(quote: Quote) -> dict[str, Any]:
 def _post(
     request: HttpRequest,
     pk: int,
-    form_class: Callable[..., Any],  # a form class, or one with its arguments bound
+    form_class: type,
     call: Callable[[Quote, dict], object],
     done: Callable[[dict], str] | None = None,
 ) -> HttpResponse:
@@ -458,11 +457,12 @@ def workload_set(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @sales_team
 def service_tier_set(request: HttpRequest, pk: int) -> HttpResponse:
-    quote = _quote_or_404(pk)
+    # The tiers' codes are the same in every currency: the form checks the code, the service
+    # prices it in the quote's currency.
     return _post(
         request,
         pk,
-        functools.partial(ServiceTierSetForm, currency=quote.currency),
+        ServiceTierSetForm,
         lambda quote, data: build_services.quote_service_tier_set(
             user=request.user, quote=quote, code=data["code"]
         ),

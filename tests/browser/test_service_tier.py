@@ -5,7 +5,6 @@ in the checklist PDF and in the quote PDF, with the same price and what the host
 from __future__ import annotations
 
 import io
-import re
 from decimal import Decimal
 from io import StringIO
 
@@ -21,7 +20,7 @@ from quotes.pdf.quote import quote_pdf_render
 from quotes.sales import services
 from tests.browser.conftest import publish_screenshot, quote_form_send
 from tests.browser.test_staff_quote import DETAIL, sign_in
-from tests.browser.test_wizard import walk
+from tests.browser.test_wizard import _same, walk
 from tests.quotes.sales.test_quote_services import _user
 from tests.quotes.wizard.wizard_cases import CASES, stored_advice
 
@@ -30,12 +29,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("eager_celery"),
 ]
-
-SPACES = re.compile(r"[\s\u00a0\u202f]+")
-
-
-def _same(text: str) -> str:
-    return SPACES.sub(" ", text).strip()
 
 
 def _pdf_text(content: bytes) -> str:
