@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import get_language, gettext, gettext_lazy, ngettext
+from django.utils.translation import get_language, gettext_lazy
 
 from engine.assumptions import SPECS, Assumption, unit_message
 from engine.builder import BuildResult, Option, Tier
@@ -26,6 +26,7 @@ from engine.serving import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
 from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
 from gpuquote.core.formatting import money_format, number_localized
+from gpuquote.core.translated import gettext, ngettext
 from quotes.advice.result import AdviceResult
 
 Render = Callable[[Message], str]
