@@ -8,7 +8,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from gpuquote import views
+from gpuquote import health, metrics, views
 from quotes.wizard.views import steps as wizard_steps
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -42,7 +42,9 @@ urlpatterns = [
     path("api/v1/", include((api_v1, "api"))),
     # "/" opens the wizard's first step; "home" stays the name the templates link to.
     path("", wizard_steps.wizard_step, name="home"),
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("livez", views.livez, name="livez"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

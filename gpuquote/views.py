@@ -1,5 +1,4 @@
 from django.core.exceptions import RequestDataTooBig
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext
 from django.views import defaults
@@ -10,16 +9,9 @@ from gpuquote.api.errors import PayloadTooLarge, problem_response
 
 
 @require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    """For the load balancer: the process answers and its database does too."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"status": "ok"})
-
-
-@require_GET
 def livez(request: HttpRequest) -> JsonResponse:
-    """Liveness: the process answers (no database). Also the load benchmark's baseline view."""
+    """Liveness: the process answers (no database; the load balancer's check, and the load
+    benchmark's baseline view). ``gpuquote.health`` has the deeper checks."""
     return JsonResponse({"status": "ok"})
 
 

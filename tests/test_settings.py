@@ -215,13 +215,6 @@ def test_check_deploy_has_zero_warnings(tmp_path):
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-@pytest.mark.django_db
-def test_healthz_answers(client):
-    response = client.get("/healthz")
-    assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
-
-
 # --- One module per profile (gpuquote/settings/{base,dev,prod,test}.py) ---------------------------
 
 DEV_KEY = "dev-only-insecure-key-never-used-when-debug-is-off"
@@ -417,3 +410,65 @@ def test_development_prints_a_demo_seller_marked_as_sample_data(tmp_path):
     assert seen["seller"]["SELLER_IS_SAMPLE"] is True
     assert seen["seller"]["SELLER_NAME"] == "GPUQuote Demo SAS"
     assert seen["seller"]["SELLER_SIREN"] == "999999998"
+
+
+# --- Logs and error reports (tests/test_logging.py checks the pieces) -----------------------------
+
+LOGS_PROBE = """
+import json, django, sentry_sdk
+django.setup()
+from django.conf import settings
+print(json.dumps({
+    "format": settings.LOG_FORMAT,
+    "formatter": settings.LOGGING["handlers"]["console"]["formatter"],
+    "sentry": settings.SENTRY_ENABLED,
+    "active": sentry_sdk.get_client().is_active(),
+}))
+"""
+
+
+def _logs(env, tmp_path):
+    result = _run(
+        ["-c", LOGS_PROBE],
+        {"GPUQUOTE_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "gpuquote.settings.prod"}
+        | env,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_production_logs_json_and_reports_to_sentry_only_with_a_dsn(tmp_path):
+    assert _logs(PRODUCTION, tmp_path) == {
+        "format": "json",
+        "formatter": "json",
+        "sentry": False,
+        "active": False,
+    }
+    assert _logs({**PRODUCTION, "LOG_FORMAT": "plain", "SENTRY_DSN": ""}, tmp_path) == {
+        "format": "plain",
+        "formatter": "plain",
+        "sentry": False,
+        "active": False,
+    }
+
+
+def test_development_logs_plain_text(tmp_path):
+    result = _run(
+        [
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.LOGGING['handlers']['console']['formatter'])",
+        ],
+        {"GPUQUOTE_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "gpuquote.settings.dev"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "plain"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("LOG_FORMAT", "xml"), ("SENTRY_TRACES_SAMPLE_RATE", "2")]
+)
+def test_production_refuses_a_bad_log_or_sentry_value_naming_it(tmp_path, name, value):
+    message = _refusal({**PRODUCTION, name: value}, tmp_path)
+
+    assert message.startswith(f"django.core.exceptions.ImproperlyConfigured: {name} must be")

@@ -113,6 +113,19 @@ class Worker(LoggedProcess):
         self.process.wait(timeout=10)
 
 
+class Beat(LoggedProcess):
+    """``celery -A gpuquote beat`` with the project's schedule (CELERY_BEAT_SCHEDULE), kept in a
+    file of the test's own (``celery.beat:PersistentScheduler``) rather than the test database:
+    what beat sends is the same, and the test leaves no schedule rows behind."""
+
+    def __init__(self, log_path: Path, *, env: Mapping[str, str]) -> None:
+        celery = Path(sys.executable).with_name("celery")
+        schedule = log_path.with_suffix(".schedule")
+        command = [str(celery), "-A", "gpuquote", "beat", "--loglevel=INFO"]
+        command += ["--scheduler", "celery.beat:PersistentScheduler", "--schedule", str(schedule)]
+        super().__init__(log_path, command, env=env)
+
+
 class Gunicorn(LoggedProcess):
     """gunicorn serving ``gpuquote.wsgi`` on a free 127.0.0.1 port (``workers`` processes x
     ``threads`` threads), waited for until /livez answers."""
@@ -120,12 +133,20 @@ class Gunicorn(LoggedProcess):
     output_chars = 6000
 
     def __init__(
-        self, log_path: Path, *, env: Mapping[str, str], workers: int, threads: int
+        self,
+        log_path: Path,
+        *,
+        env: Mapping[str, str],
+        workers: int,
+        threads: int,
+        config: str | None = None,
     ) -> None:
         self.port = free_port()
         gunicorn = Path(sys.executable).with_name("gunicorn")
         command = [str(gunicorn), "gpuquote.wsgi", "--bind", f"127.0.0.1:{self.port}"]
         command += ["--workers", str(workers), "--threads", str(threads)]
+        if config:
+            command += ["-c", config]
         super().__init__(log_path, command, env=env)
         wait_until(self._answers, timeout=READY_TIMEOUT_S, what="gunicorn", process=self)
 

@@ -20,6 +20,7 @@ from catalog.models import PriceRefreshRun, PriceSource, RunStatus, RunTrigger
 from catalog.services.feed_apply import price_feed_apply
 from catalog.services.feed_rows import FeedOutcome
 from catalog.services.lease import source_lease_release, source_lease_take
+from gpuquote.core.metrics import PRICE_REFRESH_RUNS
 from gpuquote.core.outbound import outbound_policy
 from gpuquote.core.outbox import outbox_job_enqueue
 
@@ -36,14 +37,16 @@ def feed_fetch_limits() -> FetchLimits:
     )
 
 
-def _runs_abandon(*, source_id: int, now: dt.datetime) -> None:
+def _runs_abandon(*, source: PriceSource, now: dt.datetime) -> None:
     """Runs still marked running once the lease is free died with their worker."""
-    PriceRefreshRun.objects.filter(source_id=source_id, status=RunStatus.RUNNING).update(
+    abandoned = PriceRefreshRun.objects.filter(source=source, status=RunStatus.RUNNING).update(
         status=RunStatus.ABANDONED,
         finished_at=now,
         message="The worker stopped before this run finished; nothing from it was applied "
         "(one transaction). A later run applied the feed again.",
     )
+    if abandoned:
+        PRICE_REFRESH_RUNS.labels(source.name, RunStatus.ABANDONED).inc(abandoned)
 
 
 def price_source_refresh(
@@ -75,14 +78,16 @@ def price_source_refresh(
     if not source_lease_take(source_id=source.pk, token=token, now=started):
         until = PriceSource.objects.values_list("locked_until", flat=True).get(pk=source.pk)
         when = f" until {until:%Y-%m-%d %H:%M:%S} UTC" if until else ""
-        return PriceRefreshRun.objects.create(
+        skipped = PriceRefreshRun.objects.create(
             status=RunStatus.SKIPPED,
             finished_at=started,
             message=f"Another run of this source holds its lock{when}; this one did nothing.",
             **common,
         )
+        PRICE_REFRESH_RUNS.labels(source.name, RunStatus.SKIPPED).inc()
+        return skipped
     try:
-        _runs_abandon(source_id=source.pk, now=started)
+        _runs_abandon(source=source, now=started)
         run = PriceRefreshRun.objects.create(status=RunStatus.RUNNING, **common)
         _run_execute(source=source, run=run, token=token)
         return run
@@ -139,6 +144,7 @@ def _run_close(
     else:
         run.status, run.message = status, message
     run.save()
+    PRICE_REFRESH_RUNS.labels(run.source.name, run.status).inc()
 
 
 def price_source_refresh_enqueue(*, source_ids: Iterable[int], user: Any = None) -> int:

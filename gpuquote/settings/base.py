@@ -18,12 +18,14 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
+from django_guid.integrations import CeleryIntegration
 from stdnum import bic, iban
 from stdnum.fr import siren, siret, tva
 
 from engine.serving import Verdict
 from engine.workload import Precision
-from gpuquote.env import env_bool, env_int, env_list, env_str
+from gpuquote.env import env_bool, env_int, env_list, env_networks, env_str
+from gpuquote.settings.logging import log_format, log_level, logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("GPUQUOTE_VAR_DIR") or BASE_DIR / "var")
@@ -48,12 +50,19 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_countries",  # ISO 3166 country codes and their names (French included)
     "axes",
+    "health_check",  # /healthz and /readyz (gpuquote.health)
+    "django_prometheus",  # /metrics (gpuquote.metrics)
+    "django_guid",  # a request id in every log line, carried into Celery tasks
     "catalog",
     "quotes",
 ]
 
 MIDDLEWARE = [
+    # django-prometheus: request rate, latency and status per view (/metrics); first and last.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "gpuquote.core.request_id.RequestIdScreenMiddleware",  # only a plain UUID is kept
+    "django_guid.middleware.guid_middleware",  # the request id, before anything logs
     "gpuquote.core.csp.SitePolicyCSPMiddleware",  # django-csp, the site policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -63,7 +72,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
+    "axes.middleware.AxesMiddleware",  # turns a lockout into the lockout page
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "gpuquote.urls"
@@ -278,16 +288,23 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # The load balancer's health checks may come over plain HTTP: answered, never redirected.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^livez$"]
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    # django-axes logs every successful sign-in at INFO; failures and lockouts are WARNING.
-    "loggers": {"axes": {"level": "WARNING"}},
+# Logs (README, "Logs and error reports"): stderr, plain text here, JSON lines in production
+# (LOG_FORMAT=json|plain); each line carries the request id (DJANGO_GUID below).
+LOG_LEVEL = log_level(env_str("LOG_LEVEL", "INFO"))
+LOG_FORMAT = log_format(env_str("LOG_FORMAT", "plain"))
+LOGGING = logging_config(json=LOG_FORMAT == "json", level=LOG_LEVEL)
+
+# A request id for every request: a well-formed incoming X-Request-ID (a UUID, as a proxy or the
+# caller made it) is kept, anything else replaced by a new one; either way it is returned in the
+# response's X-Request-ID and passed in the headers of the Celery tasks the request enqueues.
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID",
+    "VALIDATE_GUID": True,
+    "RETURN_HEADER": True,
+    "EXPOSE_HEADER": False,  # no cross-origin API callers: no Access-Control-Expose-Headers
+    "INTEGRATIONS": [CeleryIntegration()],
 }
 
 LOGIN_URL = "admin:login"
@@ -310,6 +327,9 @@ PRICE_FEED_MAX_ERROR_PCT = env_int("PRICE_FEED_MAX_ERROR_PCT", 10)
 PRICE_FEED_MAX_REPORTED_ERRORS = env_int("PRICE_FEED_MAX_REPORTED_ERRORS", 1000)
 PRICE_QUARANTINE_CHANGE_PCT = env_int("PRICE_QUARANTINE_CHANGE_PCT", 40)
 PRICE_STALE_DAYS = env_int("PRICE_STALE_DAYS", 60)
+# A source is stale when a run its schedule made due has not succeeded within this long (retries
+# with backoff included): catalog.selectors.source_health, /metrics, the admin.
+PRICE_SOURCE_STALE_GRACE_MINUTES = env_int("PRICE_SOURCE_STALE_GRACE_MINUTES", 120)
 PRICE_FEED_LOCK_SECONDS = env_int("PRICE_FEED_LOCK_SECONDS", 20 * 60)
 PRICE_FEED_MAX_RETRIES = env_int("PRICE_FEED_MAX_RETRIES", 5)
 PRICE_FEED_RETRY_BACKOFF_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_SECONDS", 30)
@@ -376,8 +396,32 @@ if SELLER_SIRET and SELLER_SIREN and not SELLER_SIRET.startswith(SELLER_SIREN):
 if SELLER_VAT_NUMBER and SELLER_SIREN and not SELLER_VAT_NUMBER.endswith(SELLER_SIREN):
     raise ImproperlyConfigured("SELLER_VAT_NUMBER is not the VAT number of SELLER_SIREN")
 
+# /metrics (gpuquote.metrics): readable with "Authorization: Bearer <METRICS_TOKEN>" or from an
+# address in METRICS_ALLOWED_NETWORKS ("10.0.0.0/8,192.168.1.5"); neither: no /metrics (404),
+# except the loopback in development. A Celery worker exports its task metrics on
+# WORKER_METRICS_PORT (unset: not exported), bound to WORKER_METRICS_ADDRESS.
+METRICS_TOKEN = env_str("METRICS_TOKEN") or ""
+if METRICS_TOKEN and len(METRICS_TOKEN) < 24:
+    raise ImproperlyConfigured("METRICS_TOKEN must be at least 24 characters (or unset)")
+METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS")
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0)
+if not 0 <= WORKER_METRICS_PORT <= 65535:
+    raise ImproperlyConfigured("WORKER_METRICS_PORT must be a TCP port (1-65535) or 0 (off)")
+WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS") or "127.0.0.1"
+
+# /healthz (gpuquote.health): beat sent its heartbeat, and a worker ran one, within this long.
+HEALTH_HEARTBEAT_MAX_AGE_SECONDS = env_int("HEALTH_HEARTBEAT_MAX_AGE_SECONDS", 60)
+if not 20 <= HEALTH_HEARTBEAT_MAX_AGE_SECONDS <= 24 * 60 * 60:
+    raise ImproperlyConfigured("HEALTH_HEARTBEAT_MAX_AGE_SECONDS must be 20 to 86400 seconds")
+
 # Every periodic task, in one list (django_celery_beat copies it into its database schedule).
 CELERY_BEAT_SCHEDULE = {
+    # /healthz: beat sent a heartbeat and a worker ran it within a minute (gpuquote.heartbeat).
+    "gpuquote-heartbeat": {
+        "task": "gpuquote.heartbeat",
+        "schedule": HEALTH_HEARTBEAT_MAX_AGE_SECONDS / 4,  # a late one or two do not fail it
+        "options": {"expires": HEALTH_HEARTBEAT_MAX_AGE_SECONDS},  # never a backlog of them
+    },
     "quotes-expire-daily": {
         "task": "quotes.expire_quotes",
         "schedule": 24 * 60 * 60,  # seconds: once a day; the task is idempotent

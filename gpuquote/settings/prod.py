@@ -42,8 +42,10 @@ if _seller_missing:
         + ". Set them (README, Settings)."
     )
 
+from gpuquote.sentry import sentry_init, traces_sample_rate  # noqa: E402
 from gpuquote.settings.base import *  # noqa: E402, F403  (a settings profile: every name)
-from gpuquote.settings.base import STORAGES  # noqa: E402
+from gpuquote.settings.base import LOG_LEVEL, STORAGES  # noqa: E402
+from gpuquote.settings.logging import log_format, logging_config  # noqa: E402
 
 DEBUG = False
 
@@ -66,3 +68,20 @@ SECURE_HSTS_PRELOAD = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Logs: one JSON object per line for the log pipeline, unless LOG_FORMAT=plain (README, "Logs and
+# error reports").
+LOG_FORMAT = log_format(env_str("LOG_FORMAT", "json"))
+LOGGING = logging_config(json=LOG_FORMAT == "json", level=LOG_LEVEL)
+
+# Error reports go to Sentry only when SENTRY_DSN is set; unset or empty, the SDK never starts.
+SENTRY_DSN = env_str("SENTRY_DSN")
+SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", "production")
+SENTRY_RELEASE = env_str("SENTRY_RELEASE")
+SENTRY_TRACES_SAMPLE_RATE = traces_sample_rate(env_str("SENTRY_TRACES_SAMPLE_RATE"))
+SENTRY_ENABLED = sentry_init(
+    SENTRY_DSN,
+    environment=SENTRY_ENVIRONMENT,
+    release=SENTRY_RELEASE,
+    traces_rate=SENTRY_TRACES_SAMPLE_RATE,
+)

@@ -26,6 +26,7 @@ from rest_framework.response import Response
 
 from catalog.selectors import per_version_cache
 from gpuquote.core.kept import KeptValues
+from gpuquote.core.metrics import ANSWER_CACHE_LOOKUPS
 from quotes.advice.selectors import data_version_get
 
 # Bump when an answer's shape or its computation changes without a data change.
@@ -57,20 +58,28 @@ def memoised(
     seconds = settings.ANSWER_CACHE_SECONDS
     renderer = getattr(request, "accepted_renderer", None)
     if seconds <= 0 or not isinstance(renderer, JSONRenderer):
+        ANSWER_CACHE_LOOKUPS.labels(endpoint, "uncached").inc()
         return Response(compute())
     media_type = request.accepted_media_type
     key = answer_key(endpoint, request.data, media_type)
     if key is None:
+        ANSWER_CACHE_LOOKUPS.labels(endpoint, "uncached").inc()
         return Response(compute())
+    found = "process"  # unless this process must ask the shared cache
 
     def shared() -> bytes:
+        nonlocal found
         content = cache.get(key)
+        found = "shared"
         if content is None:
             content = renderer.render(compute(), media_type, {"request": request})
             cache.set(key, content, seconds)
+            found = "computed"
         return cast(bytes, content)
 
-    return HttpResponse(_recent.get_or_make(key, shared), content_type=renderer.media_type)
+    content = _recent.get_or_make(key, shared)
+    ANSWER_CACHE_LOOKUPS.labels(endpoint, found).inc()
+    return HttpResponse(content, content_type=renderer.media_type)
 
 
 # Per process, in front of the shared cache: the last answers given. An answer never changes

@@ -30,7 +30,7 @@ import pytest
 
 from tests.workers import BASE_DIR, Gunicorn, free_port, wait_until
 
-PAGE = "/healthz"  # runs a query on the process's database connection
+PAGE = "/readyz"  # runs a query on the process's own database connection
 LOADERS = 4  # as many requests in flight as gunicorn has threads (2 processes x 2 threads)
 MAX_REQUESTS = 2000  # per loader: a bound, never reached in practice
 REQUEST_TIMEOUT_S = 10

@@ -106,7 +106,7 @@ def test_admin_pages_forbid_inline_script_and_style(client, staff_user):
 
 
 def test_json_answers_carry_the_policy_too(client):
-    response = client.get("/healthz")
+    response = client.get("/readyz")
 
     assert policy(response) == STRICT
 

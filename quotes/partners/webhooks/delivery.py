@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from gpuquote.api.signing import SIGNATURE_HEADER, signature_header
+from gpuquote.core.metrics import WEBHOOK_ATTEMPTS
 from gpuquote.core.outbound import OutboundRefusedError, outbound_policy, outbound_request
 from quotes.models import DeliveryStatus, WebhookAttempt, WebhookDelivery
 
@@ -136,6 +137,8 @@ def _attempt_finish(
         WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(
             status=DeliveryStatus.FAILED
         )
+    # The attempt was made (the request went out), whatever becomes of this transaction.
+    WEBHOOK_ATTEMPTS.labels("succeeded" if result.ok else "failed" if last else "retrying").inc()
 
 
 def webhook_request_body(delivery: WebhookDelivery) -> bytes:
