@@ -12,11 +12,18 @@ class FeedKind(StrEnum):
     SUPPLIER = "supplier"  # purchase prices of parts
     HOSTING = "hosting"  # managed-hosting prices per month
     CLOUD = "cloud"  # cloud GPU prices per GPU-hour
+    # Market data read in the publisher's own format (catalog.feeds.kinds):
+    CLOUD_OFFERS = "cloud_offers"  # the providers' GPU offers, gpuhunt's catalog format
+    EXCHANGE_RATES = "exchange_rates"  # the ECB's euro reference rates (eurofxref XML)
+    ELECTRICITY = "electricity"  # Eurostat's non-household electricity prices (nrg_pc_205)
+    HOSTING_OFFERS = "hosting_offers"  # dated managed-hosting offers (the market band)
 
 
 class FeedFormat(StrEnum):
     CSV = "csv"
     JSON = "json"
+    XML = "xml"
+    ZIP = "zip"  # an archive of CSV files (gpuhunt's catalog)
 
 
 class Commitment(StrEnum):

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django_celery_beat.validators import crontab_validator
 
 from catalog.feeds.fetch import feed_file_resolve, is_url
-from catalog.feeds.parse import column_map_errors
+from catalog.feeds.kinds import kind_column_map_errors, kind_formats
 from catalog.models.audit import Audited
 from engine.money import CURRENCIES
 from gpuquote.core.outbound import outbound_url_errors
@@ -26,11 +26,17 @@ class PriceSourceKind(models.TextChoices):
     SUPPLIER = "supplier", _("Supplier: purchase prices of parts")
     HOSTING = "hosting", _("Hosting: managed-hosting prices per month")
     CLOUD = "cloud", _("Cloud: GPU prices per GPU-hour")
+    CLOUD_OFFERS = "cloud_offers", _("Cloud offers: the providers' catalogs (gpuhunt format)")
+    EXCHANGE_RATES = "exchange_rates", _("Exchange rates: ECB euro reference rates")
+    ELECTRICITY = "electricity", _("Electricity: Eurostat non-household prices (nrg_pc_205)")
+    HOSTING_OFFERS = "hosting_offers", _("Hosting offers: dated public offers (market band)")
 
 
 class FeedFormat(models.TextChoices):
     CSV = "csv", "CSV"
     JSON = "json", "JSON"
+    XML = "xml", "XML"
+    ZIP = "zip", _("ZIP of CSV files")
 
 
 class PriceSource(Audited):
@@ -113,9 +119,14 @@ class PriceSource(Audited):
         except ValidationError as exc:
             errors["schedule"] = exc.messages
         if self.kind:
-            problems = column_map_errors(self.kind, self.column_map)
+            problems = kind_column_map_errors(self.kind, self.column_map)
             if problems:
                 errors["column_map"] = problems
+            if self.format and self.format not in kind_formats(self.kind):
+                errors["format"] = [
+                    gettext("This kind of source is read as %(formats)s.")
+                    % {"formats": ", ".join(f.upper() for f in kind_formats(self.kind))}
+                ]
         location_errors = price_source_location_errors(self.location)
         if location_errors:
             errors["location"] = location_errors

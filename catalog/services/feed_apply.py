@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from catalog.feeds import CloudPriceRow, FeedSpec, PartPriceRow, RowError, iter_rows
-from catalog.models import PriceRefreshRun, PriceSource, PriceSourceKind, RunStatus
+from catalog.feeds import FeedSpec, RowError
+from catalog.feeds.kinds import kind_rows
+from catalog.models import PriceRefreshRun, PriceSource, RunStatus
 from catalog.selectors.versions import versions_forget
-from catalog.services.feed_chunks import cloud_chunk_apply, part_chunk_apply
+from catalog.services.feed_kinds import chunk_applier
 from catalog.services.feed_rows import FeedOutcome
 from catalog.services.lease import source_lease_check
 from catalog.services.prices import prices_changed_announce
@@ -55,7 +56,7 @@ def price_feed_apply(
             if lock_token is not None:
                 source_lease_check(source_id=source.pk, token=lock_token)
             _feed_chunks_apply(
-                source=source, run=run, rows=iter_rows(stream, spec), outcome=outcome
+                source=source, run=run, rows=kind_rows(stream, spec), outcome=outcome
             )
             _feed_accept_or_raise(outcome)
             prices_changed_announce(
@@ -95,14 +96,12 @@ def _feed_chunks_apply(
     *,
     source: PriceSource,
     run: PriceRefreshRun,
-    rows: Iterator[PartPriceRow | CloudPriceRow | RowError],
+    rows: Iterator[Any],
     outcome: FeedOutcome,
 ) -> None:
     """Apply the rows chunk by chunk; the bad ones are counted and reported, in row order."""
-    # Part rows or cloud rows only, as the source's kind says (the parser reads it from the spec).
-    apply_chunk: Callable[..., None] = (
-        cloud_chunk_apply if source.kind == PriceSourceKind.CLOUD else part_chunk_apply
-    )
+    # The rows of the source's kind only (its reader chose them): its applier writes them.
+    apply_chunk = chunk_applier(source.kind)
     while chunk := list(itertools.islice(rows, FEED_CHUNK_ROWS)):
         outcome.rows_read += len(chunk)
         reported = len(outcome.errors)

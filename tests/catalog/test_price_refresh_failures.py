@@ -14,8 +14,7 @@ from django.utils import timezone
 
 from catalog.feeds import FeedTemporaryError
 from catalog.models import Price, PriceSource, RunStatus
-from catalog.services import feed_apply as feed_apply_module
-from catalog.services import price_source_refresh
+from catalog.services import feed_kinds, price_source_refresh
 from catalog.services import refresh as refresh_module
 from tests.catalog.price_feeds import (
     GOOD_FEED,
@@ -173,14 +172,14 @@ def test_a_worker_killed_mid_run_loses_nothing_and_the_next_run_finishes(
 ):
     gpu = catalog[0]
     source = source_make(serve(httpserver_ipv4, GOOD_FEED))
-    real_apply = feed_apply_module.part_chunk_apply
+    real_apply = feed_kinds.APPLIERS[source.kind]
 
     def apply_then_die(**kwargs):
         real_apply(**kwargs)  # rows written inside the transaction...
         raise WorkerKilledError  # ...then the process dies before it commits
 
     with monkeypatch.context() as patch:
-        patch.setattr(feed_apply_module, "part_chunk_apply", apply_then_die)
+        patch.setitem(feed_kinds.APPLIERS, source.kind, apply_then_die)
         patch.setattr(refresh_module, "source_lease_release", lambda **kwargs: None)
         with pytest.raises(WorkerKilledError):
             price_source_refresh(source_id=source.pk)
