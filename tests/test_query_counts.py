@@ -298,12 +298,13 @@ def test_the_dashboard_costs_the_same_for_one_quote_and_request_or_five(
         quote_make(user=rep)
         quote_request_make()
 
-    # session, user, groups, status counts, new requests, page count, page rows
+    # session, user, groups, status counts, new requests, page count, page rows, the price
+    # sources' health (stale ones are named)
     assert_list_costs(
         client,
         django_assert_num_queries,
         url=reverse("wizard:staff:dashboard"),
-        num_queries=7,
+        num_queries=8,
         row_add=quote_and_request,
         rows_shown=lambda response: (
             len(response.context["page"].object_list),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TypedDict
 from django.contrib import admin, messages
 from django.db.models import OuterRef, Subquery
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -22,6 +23,7 @@ from catalog.models import (
     RunStatus,
 )
 from catalog.selectors import price_is_stale
+from catalog.selectors.source_health import LAST_SUCCESS, source_health
 from catalog.services import (
     QuarantineReviewError,
     price_source_delete,
@@ -55,6 +57,11 @@ class _LastRun(TypedDict):
 
     last_status: str | None
     last_started: dt.datetime | None
+    last_changed: int | None
+    last_rejected: int | None
+    last_quarantined: int | None
+    last_message: str | None
+    last_success_at: dt.datetime | None
 
 
 @admin.register(PriceSource)
@@ -68,6 +75,9 @@ class PriceSourceAdmin(admin.ModelAdmin):
         "enabled",
         "last_run_status",
         "last_run_at",
+        "last_run_counts",
+        "last_success",
+        "stale",
     )
     list_filter = ("kind", "enabled", "format")
     search_fields = ("name", "location", "notes")
@@ -84,10 +94,21 @@ class PriceSourceAdmin(admin.ModelAdmin):
         "notes",
         "beat_entry",
         "runs_link",
+        "last_run_message",
+        "last_success",
+        "stale",
         "locked_until",
         *AUDIT_FIELDS,
     )
-    readonly_fields = ("beat_entry", "runs_link", "locked_until", *AUDIT_FIELDS)
+    readonly_fields = (
+        "beat_entry",
+        "runs_link",
+        "last_run_message",
+        "last_success",
+        "stale",
+        "locked_until",
+        *AUDIT_FIELDS,
+    )
 
     def get_queryset(self, request):
         last = PriceRefreshRun.objects.filter(source=OuterRef("pk")).order_by("-started_at", "-id")
@@ -97,8 +118,35 @@ class PriceSourceAdmin(admin.ModelAdmin):
             .annotate(
                 last_status=Subquery(last.values("status")[:1]),
                 last_started=Subquery(last.values("started_at")[:1]),
+                last_changed=Subquery(last.values("rows_changed")[:1]),
+                last_rejected=Subquery(last.values("rows_rejected")[:1]),
+                last_quarantined=Subquery(last.values("rows_quarantined")[:1]),
+                last_message=Subquery(last.values("message")[:1]),
+                last_success_at=LAST_SUCCESS,
             )
         )
+
+    @admin.display(description=_("last run: changed / rejected / held"))
+    def last_run_counts(self, obj: WithAnnotations[PriceSource, _LastRun]) -> str:
+        if obj.last_status is None:
+            return "—"
+        return f"{obj.last_changed} / {obj.last_rejected} / {obj.last_quarantined}"
+
+    @admin.display(description=_("last run's message"))
+    def last_run_message(self, obj: WithAnnotations[PriceSource, _LastRun]) -> str:
+        return getattr(obj, "last_message", None) or "—"
+
+    @admin.display(description=_("last success"), ordering="last_success_at")
+    def last_success(self, obj: WithAnnotations[PriceSource, _LastRun]) -> dt.datetime | None:
+        return getattr(obj, "last_success_at", None)
+
+    @admin.display(description=_("stale"), boolean=True)
+    def stale(self, obj: WithAnnotations[PriceSource, _LastRun]) -> bool | None:
+        """Not succeeded within its schedule plus PRICE_SOURCE_STALE_GRACE_MINUTES."""
+        if obj.pk is None:
+            return None
+        last_success = getattr(obj, "last_success_at", None)
+        return source_health(obj, last_success, timezone.now()).stale
 
     @admin.display(description=_("last run"), ordering="last_status")
     def last_run_status(self, obj: WithAnnotations[PriceSource, _LastRun]) -> StrOrPromise:

@@ -17,6 +17,8 @@ from django.utils import timezone
 from catalog.models import PriceSource, RunStatus
 
 SUCCEEDED = (RunStatus.APPLIED, RunStatus.APPLIED_WITH_ERRORS)
+# A source's last successful run's end, as an annotation (one query for a list of sources).
+LAST_SUCCESS = Max("runs__finished_at", filter=Q(runs__status__in=SUCCEEDED))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,5 @@ def source_health(
 def price_sources_health(now: dt.datetime | None = None) -> list[SourceHealth]:
     """Every source's health, by name (one query)."""
     now = now or timezone.now()
-    sources = PriceSource.objects.annotate(
-        last_success_at=Max("runs__finished_at", filter=Q(runs__status__in=SUCCEEDED))
-    ).order_by("name")
+    sources = PriceSource.objects.annotate(last_success_at=LAST_SUCCESS).order_by("name")
     return [source_health(source, source.last_success_at, now) for source in sources]

@@ -82,6 +82,11 @@ def outbox_job_enqueue(
 def _task_get(name: str) -> Task:
     from gpuquote.celery import app
 
+    if name not in app.tasks:
+        # A web process imports the apps' task modules only when Celery's loader does (a
+        # worker does at start): without this, a job whose module nothing else imported would
+        # be looked up in vain, logged as failed and never run.
+        app.loader.import_default_modules()
     return app.tasks[name]
 
 

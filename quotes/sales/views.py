@@ -22,6 +22,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from catalog.selectors import price_ages_get
+from catalog.selectors.source_health import price_sources_health
 from engine.numbering import display_number
 from engine.pricing import PricingError
 from engine.rules import rule_get
@@ -133,6 +134,8 @@ def dashboard(request: SalesRequest) -> HttpResponse:
                 else None
             ),
             "threshold": approval_threshold_pct(),
+            # Prices a quote is built from may be old when a source stopped refreshing.
+            "stale_sources": [health for health in price_sources_health() if health.stale],
         },
     )
 

@@ -78,3 +78,28 @@ def test_every_finished_run_is_counted_by_source_and_status():
 
     assert run.status == RunStatus.FAILED
     assert counted(RunStatus.FAILED) == before + 1
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_each_sources_last_run_counts_last_success_and_staleness(
+    client, staff_user
+):
+    source = price_source_make(name="Counted supplier", schedule="17 4 * * *")
+    finished = dt.datetime(2026, 11, 1, 4, 20, tzinfo=UTC)
+    PriceRefreshRun.objects.create(
+        source=source,
+        status=RunStatus.APPLIED_WITH_ERRORS,
+        trigger="schedule",
+        started_at=finished,
+        finished_at=finished,
+        rows_changed=12,
+        rows_rejected=3,
+        rows_quarantined=1,
+    )
+    client.force_login(staff_user)
+
+    page = client.get("/admin/catalog/pricesource/").content.decode()
+
+    assert "12 / 3 / 1" in page
+    stale_cell = page.split('class="field-stale">', 1)[1].split("</td>", 1)[0]
+    assert 'alt="True"' in stale_cell  # its daily run has not succeeded since 1 November
