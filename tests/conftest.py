@@ -31,6 +31,16 @@ def pytest_configure(config):
         cache["LOCATION"] = urlsplit(cache["LOCATION"])._replace(path=f"/{database}").geturl()
 
 
+@pytest.fixture(autouse=True)
+def _language_reset():
+    """A request through the test client leaves its language active in the thread (the locale
+    middleware activates it and nothing deactivates it): each test starts in the default."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
 @pytest.fixture
 def staff_user(django_user_model):
     return django_user_model.objects.create_user(
