@@ -213,5 +213,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         return False
 
 
+from quotes import admin_electricity  # noqa: E402, F401
+
 # Partners and their API keys.
 from quotes.partners import admin as partners_admin  # noqa: E402, F401

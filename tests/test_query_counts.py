@@ -223,9 +223,10 @@ def _step_url(step: str) -> str:
 def test_each_wizard_step_costs_a_fixed_number_of_queries(client, django_assert_num_queries):
     # No session before the first answer; then the session (the answers so far). The last step
     # also shows each region's defaults: the data versions (4 queries, then trusted for
-    # DATA_VERSION_MS) and one query per region and currency (4 x 2), and the service tiers
-    # (1), kept per version: a second visit reads the session alone.
-    expected = {"project": 0, "data": 1, "usage": 1, "deployment": 14}
+    # DATA_VERSION_MS), the ECB's latest USD and GBP rates (2), one query per region and
+    # currency (4 x 2), and the service tiers (1), kept per version: a second visit reads the
+    # session alone.
+    expected = {"project": 0, "data": 1, "usage": 1, "deployment": 16}
     with django_assert_num_queries(0):
         assert client.get(reverse("home")).status_code == 200
     for step, data in FINE_TUNING_WITH_BUDGET.items():
@@ -248,9 +249,10 @@ def test_the_wizard_result_its_checklist_and_the_quote_request_cost_fixed_querie
     last_step, last_answers = steps[-1]
     # session, catalog version (2), current prices (2), parts by kind (9: six server parts,
     # switches, cables, storage servers), assumptions, cloud prices, catalog version again (2),
-    # assumptions again, price ages, the service tiers (1, kept per catalog version), the
+    # assumptions again, price ages, the service tiers (1, kept per catalog version), the ECB's
+    # USD and GBP rates (2) and the hosting offers of the market band (1), kept per version, the
     # insert, the session saved in a savepoint (3)
-    with django_assert_num_queries(25):
+    with django_assert_num_queries(28):
         response = client.post(_step_url(last_step), last_answers | {"nav": "next"})
     assert response.status_code == 302
     result_url = response["Location"]

@@ -12,6 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from catalog.feeds.cloud_offers import iter_cloud_offers
+from catalog.feeds.electricity import electricity_rows
+from catalog.feeds.exchange_rates import exchange_rate_rows
+from catalog.feeds.hosting_offers import hosting_offer_rows
 from catalog.feeds.parse import CLOUD_FIELDS, PART_FIELDS, FeedSpec, column_map_errors, iter_rows
 from catalog.feeds.types import FeedFormat, FeedFormatError, FeedKind
 
@@ -29,6 +33,10 @@ READERS: dict[str, KindReader] = {
     FeedKind.SUPPLIER: KindReader((FeedFormat.CSV, FeedFormat.JSON), PART_FIELDS, iter_rows),
     FeedKind.HOSTING: KindReader((FeedFormat.CSV, FeedFormat.JSON), PART_FIELDS, iter_rows),
     FeedKind.CLOUD: KindReader((FeedFormat.CSV, FeedFormat.JSON), CLOUD_FIELDS, iter_rows),
+    FeedKind.CLOUD_OFFERS: KindReader((FeedFormat.CSV, FeedFormat.ZIP), (), iter_cloud_offers),
+    FeedKind.EXCHANGE_RATES: KindReader((FeedFormat.XML,), (), exchange_rate_rows),
+    FeedKind.ELECTRICITY: KindReader((FeedFormat.JSON,), (), electricity_rows),
+    FeedKind.HOSTING_OFFERS: KindReader((FeedFormat.CSV,), (), hosting_offer_rows),
 }
 
 

@@ -5,6 +5,9 @@ Every model is imported here, so Django registers it and ``from catalog.models i
 """
 
 from catalog.models.audit import Audited
+from catalog.models.cloud_offers import CloudOffer as CloudOffer
+from catalog.models.electricity import ElectricityPriceProposal as ElectricityPriceProposal
+from catalog.models.exchange_rates import ExchangeRate as ExchangeRate
 from catalog.models.feeds import (
     FeedFormat,
     PriceRefreshRun,
@@ -14,6 +17,7 @@ from catalog.models.feeds import (
     RunTrigger,
     price_source_location_errors,
 )
+from catalog.models.hosting_offers import HostingOffer as HostingOffer
 from catalog.models.parts import (
     Availability,
     Cable,

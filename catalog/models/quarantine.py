@@ -21,7 +21,28 @@ class ReviewStatus(models.TextChoices):
     REJECTED = "rejected", _("Rejected")
 
 
-class QuarantinedPrice(models.Model):
+class StaffReviewed(models.Model):
+    """What a staff review records on a row held for it (a quarantined price, a proposed
+    electricity price): the decision, when and by whom."""
+
+    status = models.CharField(
+        _("status"), max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.PENDING
+    )
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewed by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class QuarantinedPrice(StaffReviewed):
     """A feed price that moved more than PRICE_QUARANTINE_CHANGE_PCT: held for staff review.
 
     It names either a part price (``part`` + ``price_kind``) or a cloud price (``gpu_model`` +
@@ -59,19 +80,7 @@ class QuarantinedPrice(models.Model):
     previous_amount = models.DecimalField(_("current amount"), max_digits=14, decimal_places=4)
     previous_observed_on = models.DateField(_("current price date"))
     source_detail = models.TextField(_("price source"), help_text=_("Stored with the price."))
-    status = models.CharField(
-        _("status"), max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.PENDING
-    )
     created_at = models.DateTimeField(_("held at"), auto_now_add=True)
-    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("reviewed by"),
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
     price = models.ForeignKey(
         Price,
         verbose_name=_("recorded price"),

@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from decimal import Decimal
 from typing import TypeVar
 
 from django.conf import settings
-from django.db.models import Count, Max, Model, QuerySet, Value
+from django.db.models import Count, DecimalField, Max, Model, QuerySet, Sum, Value
 
-from catalog.models import CloudPrice, Part, Price, ServiceTier
+from catalog.models import (
+    CloudOffer,
+    CloudPrice,
+    ExchangeRate,
+    HostingOffer,
+    Part,
+    Price,
+    ServiceTier,
+)
 
 T = TypeVar("T")
 
@@ -91,10 +100,51 @@ def _edit_stats(model: type[Model], label: str) -> QuerySet:
 
 def cloud_prices_version_get() -> tuple:
     """Changes whenever a cloud GPU price is added or removed (rows are never edited in place:
-    a feed adds a dated row); read at most once per DATA_VERSION_MS."""
-    return trusted_version("cloud-prices", _cloud_prices_version_read)
+    a feed adds a dated row) or a run replaces a source's cloud offers (new ids); read at most
+    once per DATA_VERSION_MS, with the other market data (one query)."""
+    market = _market_versions()
+    return (*market.get("prices", (0, None, 0)), *market.get("offers", (0, None, 0)))
 
 
-def _cloud_prices_version_read() -> tuple:
-    stats = CloudPrice.objects.aggregate(n=Count("id"), latest=Max("id"))
-    return (stats["n"], stats["latest"])
+def hosting_offers_version_get() -> tuple:
+    """Changes whenever a price source's hosting offers change (a run replaces the ones that
+    changed: new ids) or a source with offers is enabled or disabled."""
+    return _market_versions().get("hosting", (0, None, 0))
+
+
+def exchange_rates_version_get() -> tuple:
+    """Changes whenever an ECB rate is added or corrected in place (the sum of the rates
+    moves)."""
+    return _market_versions().get("rates", (0, None, 0))
+
+
+def _market_versions() -> dict[str, tuple]:
+    return trusted_version("market-data", _market_versions_read)
+
+
+def _market_versions_read() -> dict[str, tuple]:
+    # Rows added by feeds, replaced by runs or corrected in place: count, newest id and (for
+    # the rates, corrected in place) the sum of their values, in one query.
+    parts = (
+        _id_stats(CloudPrice._default_manager.all(), "prices"),
+        _id_stats(CloudOffer._default_manager.all(), "offers"),
+        _id_stats(HostingOffer._default_manager.filter(price_source__enabled=True), "hosting"),
+        _id_stats(ExchangeRate._default_manager.all(), "rates", total="per_eur"),
+    )
+    rows = parts[0].union(*parts[1:], all=True)
+    return {row["of"]: (row["n"], row["latest"], row["total"] or 0) for row in rows}
+
+
+def _id_stats(rows: QuerySet, label: str, total: str | None = None) -> QuerySet:
+    """One row: ``label`` (as ``of``), how many ``rows``, the newest id and the sum of the field
+    ``total`` (0 without one)."""
+    return (
+        rows.order_by()
+        .values(of=Value(label))
+        .annotate(
+            n=Count("id"),
+            latest=Max("id"),
+            total=Sum(total) if total else Value(Decimal(0), output_field=DecimalField()),
+        )
+        .values("of", "n", "latest", "total")
+    )

@@ -8,7 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from catalog.feeds import FeedFormatError, FeedKind
+from catalog.services.cloud_offers import cloud_offers_chunk_apply
+from catalog.services.electricity import electricity_chunk_apply
+from catalog.services.exchange_rates import exchange_rates_chunk_apply
 from catalog.services.feed_chunks import cloud_chunk_apply, part_chunk_apply
+from catalog.services.hosting_offers import hosting_offers_chunk_apply
 
 ChunkApplier = Callable[..., None]
 
@@ -16,6 +20,10 @@ APPLIERS: dict[str, ChunkApplier] = {
     FeedKind.SUPPLIER: part_chunk_apply,
     FeedKind.HOSTING: part_chunk_apply,
     FeedKind.CLOUD: cloud_chunk_apply,
+    FeedKind.CLOUD_OFFERS: cloud_offers_chunk_apply,
+    FeedKind.EXCHANGE_RATES: exchange_rates_chunk_apply,
+    FeedKind.ELECTRICITY: electricity_chunk_apply,
+    FeedKind.HOSTING_OFFERS: hosting_offers_chunk_apply,
 }
 
 

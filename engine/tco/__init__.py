@@ -65,7 +65,7 @@ from .inputs import (
     TcoInputError,
 )
 from .job import JobCost, job_cost
-from .market import MarketBand, MarketPosition, gpu_class, market_band
+from .market import MarketBand, MarketOffers, MarketPosition, gpu_class, market_band
 from .results import BookValue, BreakEven, OptionCost, SensitivityRow, TcoResult
 
 __all__ = [
@@ -87,6 +87,7 @@ __all__ = [
     "JobCost",
     "ManagedOffer",
     "MarketBand",
+    "MarketOffers",
     "MarketPosition",
     "Option",
     "OptionCost",

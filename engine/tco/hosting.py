@@ -34,7 +34,7 @@ from enum import StrEnum
 from ..assumptions import Assumptions
 from ..money import Money, round_money
 from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, TcoConfiguration, _12
-from .market import MarketBand, MarketPosition, market_band
+from .market import MarketBand, MarketOffers, MarketPosition, market_band
 
 TERMS = (0, 12, 24, 36)  # contract terms in months; 0: month to month
 
@@ -102,9 +102,12 @@ class ManagedOffer:
         return self.basis is FeeBasis.OVERRIDE and any(fee.floored for fee in self.terms)
 
 
-def managed_offer(config: TcoConfiguration, assumptions: Assumptions) -> ManagedOffer:
+def managed_offer(
+    config: TcoConfiguration, assumptions: Assumptions, *, market: MarketOffers | None = None
+) -> ManagedOffer:
     """Price one server of ``config`` as the host: pure, from the assumptions of its region
-    (resolved for its GPU model)."""
+    (resolved for its GPU model), placed in the band of the ``market`` offers (the reference
+    offers when None)."""
     a = assumptions
     currency = a.currency
     price = config.price.amount
@@ -142,6 +145,7 @@ def managed_offer(config: TcoConfiguration, assumptions: Assumptions) -> Managed
         currency,
         usd_per_eur=a.value("usd_per_eur"),
         gbp_per_eur=a.value("gbp_per_eur"),
+        offers=market,
     )
     discounts = {
         0: _ZERO,

@@ -11,6 +11,7 @@ from ..assumptions import Assumptions
 from ..i18n import Message, gettext_noop
 from ..money import Money
 from ..service_tiers import ServiceTier
+from .market import MarketOffers
 
 HOURS_PER_YEAR = 8760
 HOURS_PER_MONTH = 730  # 8,760 / 12
@@ -145,6 +146,8 @@ class TcoInput:
     # The managed offer's service tier (issue 18): its price is the managed option's support
     # line. None: the hosting fee alone (results stored before the tiers, the on-premises view).
     service_tier: ServiceTier | None = None
+    # The offers the managed fee is placed among (``market``): the reference offers when None.
+    market_offers: MarketOffers | None = None
 
     def __post_init__(self) -> None:
         years = self.horizon_years

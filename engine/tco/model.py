@@ -76,7 +76,7 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         insurance=a.value("insurance_pct_per_year"),
         network=a.value("network_per_server_month"),
         software=a.value("software_per_gpu_year"),
-        managed=managed_offer(config, a),
+        managed=managed_offer(config, a, market=inp.market_offers),
         service=_ZERO if inp.service_tier is None else inp.service_tier.monthly.amount,
         power_included=a.value("managed_power_included") == _ONE,
         cloud_price=a.value("cloud_price_per_gpu_hour")

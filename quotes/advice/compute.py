@@ -13,6 +13,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.service_tiers import service_tier_get
 from engine.advice import sized_on, tco_configuration
 from engine.assumptions import Assumptions
@@ -180,7 +181,9 @@ def _managed_offers(
             continue
         configuration = tco_configuration(option)
         offers[option.tier] = managed_offer(
-            configuration, given.for_gpu_model(configuration.gpu_model)
+            configuration,
+            given.for_gpu_model(configuration.gpu_model),
+            market=hosting_offers_current_get(),
         )
     return offers
 
@@ -207,7 +210,9 @@ def _rental(workload: Workload, inputs: AdviceInputs, defaults: Assumptions) -> 
     cheapest = min(unbounded.build.options, key=lambda option: option.totals.price.amount)
     configuration = tco_configuration(cheapest)
     offer = managed_offer(
-        configuration, _with_overrides(defaults, inputs).for_gpu_model(configuration.gpu_model)
+        configuration,
+        _with_overrides(defaults, inputs).for_gpu_model(configuration.gpu_model),
+        market=hosting_offers_current_get(),
     )
     gpu = next(line.name for line in cheapest.parts if line.kind == "gpu")
     return Rental(servers=cheapest.servers, gpus=cheapest.totals.gpus, gpu_name=gpu, offer=offer)

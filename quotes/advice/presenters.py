@@ -14,6 +14,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext_lazy
 
+from catalog.selectors.cloud_offers import CloudMarket, CloudOfferQuote
 from engine.assumptions import SPECS, Assumption, unit_message
 from engine.builder import BuildResult, Option, Tier
 from engine.i18n import Message
@@ -298,6 +299,7 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
             "oldest": band.oldest.isoformat(),
             "newest": band.newest.isoformat(),
             "sources": list(band.sources),
+            "origin": gettext(band.origin),
         },
     }
 
@@ -602,4 +604,57 @@ def result_to_dict(result: AdviceResult, *, render: Render = localized_text) -> 
             str(tier): performance_to_dict(found, render=render)
             for tier, found in result.performance.items()
         },
+    }
+
+
+def cloud_offer_to_dict(offer: CloudOfferQuote) -> dict[str, Any]:
+    """One provider's offer as published (per GPU-hour, its currency; 4 places, not rounded)."""
+    return {
+        "provider": offer.provider,
+        "instance": offer.instance,
+        "region": offer.region,
+        "gpu_count": offer.gpu_count,
+        "price_per_gpu_hour": str(offer.price_per_gpu_hour.amount),
+        "currency": offer.price_per_gpu_hour.currency,
+        "spot": offer.spot,
+        "observed_on": offer.observed_on.isoformat(),
+        "source": offer.source_name,
+    }
+
+
+def market_offers_to_list(market: CloudMarket | None) -> list[dict[str, Any]]:
+    """The cheapest on-demand offers for the GPU, cheapest first (empty without offers)."""
+    return [] if market is None else [cloud_offer_to_dict(offer) for offer in market.on_demand]
+
+
+def reserved_cloud_price_to_dict(market: CloudMarket | None) -> dict[str, Any] | None:
+    """The cheapest reserved cloud price recorded for the GPU, or ``None``."""
+    quote = None if market is None else market.reserved
+    if quote is None:
+        return None
+    return {
+        "provider": quote.provider,
+        "commitment": quote.commitment,
+        "price_per_gpu_hour": str(quote.price_per_gpu_hour.amount),
+        "currency": quote.price_per_gpu_hour.currency,
+        "observed_on": quote.observed_on.isoformat(),
+        "source": quote.source,
+        "stale": quote.stale,
+    }
+
+
+def cloud_market_panel(market: CloudMarket | None, *, gpu_name: str) -> dict[str, Any] | None:
+    """The result page's market panel (templates/wizard/_market_offers.html): the cheapest
+    on-demand offers as published (Money, a date and the source of each) and the cheapest
+    reserved price; ``None`` when there is nothing to show."""
+    if market is None or not (market.on_demand or market.reserved):
+        return None
+    return {
+        "gpu_name": gpu_name,
+        "offers": market.on_demand,
+        "cheapest": market.on_demand[0] if market.on_demand else None,
+        "reserved": market.reserved,
+        "reserved_years": None
+        if market.reserved is None
+        else {"reserved_1y": 1, "reserved_3y": 3}.get(market.reserved.commitment),
     }

@@ -20,6 +20,10 @@ from catalog.selectors import (
     price_stale_before,
     trusted_version,
 )
+from catalog.selectors.cloud_offers import CloudMarket, cloud_market_get
+from catalog.selectors.exchange_rates import exchange_rate_facts_get
+from catalog.selectors.hosting_offers import hosting_offers_current_get
+from catalog.selectors.versions import exchange_rates_version_get, hosting_offers_version_get
 from engine.advice import Advice, advise
 from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from engine.builder import Environment
@@ -41,12 +45,15 @@ from quotes.models import RegionAssumption
 
 def data_version_get() -> tuple:
     """Everything an answer is computed from that can change at run time: the catalog's parts
-    and prices, the cloud prices, the staff's regional assumptions, and the date before which a
-    price is stale (time and PRICE_STALE_DAYS). Each read from the database at most once per
+    and prices, the cloud prices and offers, the hosting offers of the market band, the ECB's
+    exchange rates, the staff's regional assumptions, and the date before which a price is
+    stale (time and PRICE_STALE_DAYS). Each read from the database at most once per
     ``DATA_VERSION_MS`` in this process: every process sees a change within that time."""
     return (
         catalog_version_get(),
         cloud_prices_version_get(),
+        hosting_offers_version_get(),
+        exchange_rates_version_get(),  # the ECB's dated rates
         region_assumptions_version_get(),
         # It moves at midnight, or when the setting changes (kept per setting).
         trusted_version(f"stale-before-{settings.PRICE_STALE_DAYS}", price_stale_before),
@@ -92,6 +99,8 @@ def _assumptions(region: str, currency: str, gpu_model: str | None, _version: tu
             cloud.price_per_gpu_hour.currency,
             f"{cloud.provider}, {cloud.observed_on.isoformat()}: {cloud.source}",
         )
+    # The ECB's latest reference rates replace the built-in annual averages, with their date.
+    edited.update(exchange_rate_facts_get())
     return region_defaults(region, currency, gpu_model=gpu_model, edited=edited)
 
 
@@ -165,7 +174,11 @@ def managed_offer_get(
     )
     if overrides:
         assumptions = assumptions.with_overrides(**overrides)
-    return managed_offer(configuration, assumptions.for_gpu_model(configuration.gpu_model))
+    return managed_offer(
+        configuration,
+        assumptions.for_gpu_model(configuration.gpu_model),
+        market=hosting_offers_current_get(),
+    )
 
 
 def priced_assumptions_get(
@@ -214,5 +227,13 @@ def tco_get(
             assumptions=assumptions,
             always_on=always_on,
             service_tier=service_tier,
+            market_offers=hosting_offers_current_get(),
         )
     )
+
+
+def cloud_market_for_gpu_get(*, gpu_model: str | None, currency: str) -> CloudMarket | None:
+    """The cheapest cloud offers and reserved price for a configuration's GPU (a name or a model
+    key); ``None`` when the GPU has no model key. Offers stay in US dollars as published."""
+    key = gpu_model_key(gpu_model)
+    return None if key is None else cloud_market_get(gpu_model=key, currency=currency)

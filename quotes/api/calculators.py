@@ -30,9 +30,11 @@ from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (
     build_to_dict,
     job_to_dict,
+    market_offers_to_list,
     model_entry_to_dict,
     option_to_dict,
     recommendation_to_dict,
+    reserved_cloud_price_to_dict,
     service_tier_to_dict,
     sizing_to_dict,
     tco_to_dict,
@@ -41,6 +43,7 @@ from quotes.advice.presenters import (
 from quotes.advice.selectors import (
     advice_get,
     catalog_gpu_get,
+    cloud_market_for_gpu_get,
     priced_assumptions_get,
     tco_get,
 )
@@ -193,6 +196,9 @@ class TcoView(APIView):
         except (AssumptionError, TcoInputError) as exc:
             raise InputError({exc.field: [text(exc.message)]}) from exc
         body = tco_to_dict(result)
+        market = cloud_market_for_gpu_get(gpu_model=configuration.gpu_model, currency=currency)
+        body["market_offers"] = market_offers_to_list(market)
+        body["reserved_cloud_price"] = reserved_cloud_price_to_dict(market)
         hours = None
         if built is not None and built.tier in performance:
             training = performance[built.tier].training

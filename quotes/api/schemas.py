@@ -562,6 +562,12 @@ class MarketBandSchema(serializers.Serializer):
     oldest = serializers.DateField()
     newest = serializers.DateField()
     sources = serializers.ListField(child=serializers.CharField())
+    origin = serializers.CharField(
+        required=False,
+        help_text="Where the offers were read: GPUQuote's reference file of public hosting "
+        "offers, or the names of the price sources that brought them (their dates and price "
+        "pages are oldest, newest and sources).",
+    )
 
 
 class ManagedOfferSchema(serializers.Serializer):
@@ -623,6 +629,30 @@ class ServiceTierSchema(serializers.Serializer):
     )
 
 
+class CloudOfferSchema(serializers.Serializer):
+    provider = serializers.CharField()
+    instance = serializers.CharField(help_text="The provider's instance type.")
+    region = serializers.CharField()
+    gpu_count = serializers.IntegerField(help_text="GPUs in the instance.")
+    price_per_gpu_hour = serializers.CharField(
+        help_text="The instance's hourly price divided by its GPUs, as a decimal string."
+    )
+    currency = serializers.CharField(help_text="As published: USD, never converted.")
+    spot = serializers.BooleanField()
+    observed_on = serializers.DateField(help_text="The day the provider's catalog was read.")
+    source = serializers.CharField(help_text="The price source that read it.")
+
+
+class ReservedCloudPriceSchema(serializers.Serializer):
+    provider = serializers.CharField()
+    commitment = serializers.CharField(help_text="reserved_1y or reserved_3y.")
+    price_per_gpu_hour = serializers.CharField()
+    currency = serializers.CharField()
+    observed_on = serializers.DateField()
+    source = serializers.CharField()
+    stale = serializers.BooleanField()
+
+
 class TcoResponseSchema(serializers.Serializer):
     currency = serializers.CharField()
     horizon_months = serializers.IntegerField()
@@ -639,6 +669,19 @@ class TcoResponseSchema(serializers.Serializer):
     explanations = serializers.ListField(child=serializers.CharField())
     managed_offer = ManagedOfferSchema(
         allow_null=True, help_text="The host's managed-hosting price of one server, per term."
+    )
+    market_offers = CloudOfferSchema(
+        many=True,
+        required=False,
+        help_text="The five cheapest on-demand cloud offers for the configuration's GPU, from the "
+        "providers' own catalogs (gpuhunt format), cheapest first; in USD as published, whatever "
+        "the answer's currency. Empty when no offer is recorded.",
+    )
+    reserved_cloud_price = ReservedCloudPriceSchema(
+        allow_null=True,
+        required=False,
+        help_text="The cheapest reserved (1 or 3 years) cloud price per GPU-hour recorded for the "
+        "GPU, in the answer's currency; null when none is.",
     )
     service_tier = ServiceTierSchema(
         allow_null=True,

@@ -10,6 +10,7 @@ same figures: the lines of a sent revision never change).
 from __future__ import annotations
 
 import secrets
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
@@ -18,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import Country, CountryField
 
+from engine.exchange import inverse_published
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     CURRENCIES,
@@ -103,6 +105,14 @@ class Quote(models.Model):
         blank=True,
         help_text=_("Quote currency per unit of the other currency, for catalog prices in it."),
     )
+    # Set with the ECB's reference rate the quote defaulted to; empty when staff typed the rate.
+    exchange_rate_date = models.DateField(
+        _("exchange rate date"),
+        null=True,
+        blank=True,
+        help_text=_("The date of the reference rate used; empty for a rate typed by staff."),
+    )
+    exchange_rate_source = models.CharField(_("exchange rate source"), max_length=200, blank=True)
     snapshot = models.JSONField(
         _("snapshot"),
         default=dict,
@@ -189,6 +199,23 @@ class Quote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number} {self.company}"
+
+    @property
+    def exchange_rate_currency(self) -> str:
+        """The currency other than the euro of the quote's conversions (the ECB quotes it)."""
+        if self.currency != "EUR":
+            return self.currency
+        return next(code for code in CURRENCIES if code != "EUR")
+
+    @property
+    def exchange_rate_per_eur(self) -> Decimal | None:
+        """The ECB reference rate the quote took, as published (1 EUR = this much
+        ``exchange_rate_currency``); None when staff typed the rate."""
+        if self.exchange_rate is None or self.exchange_rate_date is None:
+            return None
+        if self.currency == "EUR":
+            return inverse_published(self.exchange_rate)
+        return self.exchange_rate.normalize()
 
     def clean(self) -> None:
         """A member state's VAT number must be one of that state, check digits included (the

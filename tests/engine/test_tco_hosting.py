@@ -1,6 +1,7 @@
 """The host's managed-hosting price: cost-plus per contract term, its floor, the market band."""
 
 import csv
+import datetime as dt
 from decimal import Decimal
 
 from hypothesis import given, settings
@@ -9,7 +10,19 @@ from hypothesis import strategies as st
 from engine.assumptions import region_defaults
 from engine.money import Money
 from engine.tco.hosting import TERMS, FeeBasis, managed_offer
-from engine.tco.market import OFFERS_FILE, MarketPosition, gpu_class, hosting_offers, market_band
+from engine.tco.market import (
+    OFFERS_FILE,
+    REFERENCE_ORIGIN,
+    HostingOffer,
+    MarketOffers,
+    MarketPosition,
+    gpu_class,
+    hosting_offers,
+    market_band,
+    offer_counts,
+    offer_seen_on,
+    per_gpu_month_price,
+)
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
 HAND = {
@@ -230,3 +243,102 @@ def test_the_market_band_is_worked_out_once_per_class_currency_and_rates():
     assert first is not None
     assert other_rate is not None
     assert other_rate != first  # a new rate is a new band
+
+
+def test_an_offer_counts_in_the_band_when_its_day_is_known_and_its_confidence_not_low():
+    day = offer_seen_on("2026-09-26")
+
+    assert day == dt.date(2026, 9, 26)
+    assert offer_seen_on("2026-05 (month only)") is None
+    assert offer_seen_on("unknown (catalog v8 snapshot)") is None
+    assert offer_seen_on("2026-02-30") is None
+    assert offer_counts(seen_on=day, confidence="high")
+    assert offer_counts(seen_on=day, confidence="low-medium")
+    assert not offer_counts(seen_on=day, confidence="low")
+    assert not offer_counts(seen_on=day, confidence=" Low ")
+    assert not offer_counts(seen_on=None, confidence="high")
+
+
+def test_an_offers_price_per_gpu_month_shares_the_offer_and_counts_730_hours():
+    assert per_gpu_month_price(Decimal(18), period="hour", price_per="offer", gpu_count=8) == (
+        Decimal("1642.5")  # CoreWeave's 8x L40S node at 18 USD/h
+    )
+    assert per_gpu_month_price(Decimal("3.99"), period="hour", price_per="gpu", gpu_count=8) == (
+        Decimal("2912.70")
+    )
+    assert per_gpu_month_price(Decimal(7770), period="month", price_per="offer", gpu_count=4) == (
+        Decimal("1942.5")
+    )
+
+
+def _offer(provider, gpu_class, amount, currency, day):
+    return HostingOffer(
+        provider=provider,
+        product=f"{provider} {gpu_class}",
+        gpu_class=gpu_class,
+        per_gpu_month=Money(Decimal(amount), currency),
+        seen_on=day,
+        source_url=f"https://{provider.lower()}.example/prices",
+    )
+
+
+def test_the_band_is_a_pure_function_of_the_offers_given():
+    market = MarketOffers(
+        offers=(
+            _offer("Alpha", "H100", "2000", "EUR", dt.date(2026, 9, 1)),
+            _offer("Beta", "H100", "2706", "USD", dt.date(2026, 10, 1)),  # 2,500 EUR
+            _offer("Gamma", "L4", "400", "EUR", dt.date(2026, 8, 1)),
+        ),
+        origin="Hosting offers feed",
+    )
+    rates = {"usd_per_eur": Decimal("1.0824"), "gbp_per_eur": Decimal(1)}
+
+    band = market_band("NVIDIA H100 SXM5 80GB", "EUR", **rates, offers=market)
+
+    assert band is not None
+    assert (band.low, band.high, band.offers) == (eur("2000.00"), eur("2500.00"), 2)
+    assert (band.oldest, band.newest) == (dt.date(2026, 9, 1), dt.date(2026, 10, 1))
+    assert band.sources == ("https://alpha.example/prices", "https://beta.example/prices")
+    assert band.origin == "Hosting offers feed"
+    assert market_band("NVIDIA B200", "EUR", **rates, offers=market) is None  # none given
+    # Without offers given: the reference offers, which have B200s
+    reference = market_band("NVIDIA B200", "EUR", **rates)
+    assert reference is not None
+    assert reference.origin == REFERENCE_ORIGIN
+
+
+def test_the_band_is_kept_per_set_of_offers():
+    rates = {"usd_per_eur": Decimal("1.0824"), "gbp_per_eur": Decimal(1)}
+    offers = (_offer("Alpha", "H100", "2000", "EUR", dt.date(2026, 9, 1)),)
+    market = MarketOffers(offers=offers, origin="feed")
+
+    first = market_band("NVIDIA H100 PCIe 80GB", "EUR", **rates, offers=market)
+    again = market_band("NVIDIA H100 PCIe 80GB", "EUR", **rates, offers=market)
+    other_set = market_band(
+        "NVIDIA H100 PCIe 80GB", "EUR", **rates, offers=MarketOffers(offers=offers, origin="feed")
+    )
+
+    assert first is again
+    assert other_set == first
+    assert other_set is not first  # a new set (a new data version): worked out again
+
+
+def test_the_managed_offer_is_placed_among_the_market_offers_given():
+    market = MarketOffers(
+        offers=(_offer("Alpha", "H100", "100", "EUR", dt.date(2026, 9, 1)),), origin="feed"
+    )
+    config = hand_server()
+    french = assumptions().for_gpu_model(config.gpu_model)
+
+    offer = managed_offer(config, french, market=market)
+
+    assert offer.band is not None
+    assert (offer.band.low, offer.band.high, offer.band.origin) == (
+        eur("100.00"),
+        eur("100.00"),
+        "feed",
+    )
+    assert all(fee.market is MarketPosition.ABOVE for fee in offer.terms)
+    reference = managed_offer(config, french).band
+    assert reference is not None
+    assert reference.origin == REFERENCE_ORIGIN

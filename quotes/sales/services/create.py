@@ -51,6 +51,7 @@ from quotes.sales.services.common import (
     lines_create,
     service_tier_line,
 )
+from quotes.sales.services.exchange import quote_rate_apply
 from quotes.sales.services.numbering import quote_sequence_next
 
 
@@ -102,6 +103,7 @@ def quote_create(
         partner=partner,
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
+    quote_rate_apply(quote, on=today)  # no rate given: the ECB's of the day, dated
     # Fields are validated here; the table's constraints, unique fields and foreign keys are
     # checked by the database on insert (validating them in Python cost a query each: the
     # number comes from the locked counter, the token is random, the partner was just read).

@@ -38,6 +38,7 @@ from quotes.sales.services.common import (
     revision_next,
     workflow_context,
 )
+from quotes.sales.services.exchange import quote_rate_apply
 
 
 @transaction.atomic
@@ -237,10 +238,13 @@ def quote_customer_update(
         revision_editable(quote, user=user, today=today or timezone.localdate(), reason=reason)
     allowed = {"company", "contact_name", "email", "country", "vat_number", "is_business"}
     allowed |= {"language", "exchange_rate"}
+    rate_before = quote.exchange_rate
     for name, value in fields.items():
         if name not in allowed:
             raise TypeError(name)
         setattr(quote, name, value)
+    if quote.exchange_rate != rate_before:  # typed by staff, or emptied: the ECB's again
+        quote_rate_apply(quote, on=today or timezone.localdate())
     quote.country = country_code_normalize(quote.country.code)
     quote.vat_number = quote.vat_number.replace(" ", "").upper()
     quote.full_clean(exclude=["current_revision", "request", "created_by"])

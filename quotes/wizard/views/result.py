@@ -18,9 +18,13 @@ from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from engine.workload import WorkloadError
 from gpuquote.core.ratelimit import rate_limited
-from quotes.advice.presenters import localized_text
+from quotes.advice.presenters import cloud_market_panel, localized_text
 from quotes.advice.result import AdviceResult
-from quotes.advice.selectors import catalog_gpu_choices_get, catalog_gpus_get
+from quotes.advice.selectors import (
+    catalog_gpu_choices_get,
+    catalog_gpus_get,
+    cloud_market_for_gpu_get,
+)
 from quotes.advice.store import inputs_from_json
 from quotes.models import WizardResult
 from quotes.pdf import render as pdf_render
@@ -68,6 +72,11 @@ def _result_page(
     reprice_form: RepriceForm | None = None,
 ) -> HttpResponse:
     context = result_page_context(result, advice, request)
+    # The market today (not part of the stored result): the cheapest cloud offers for its GPU.
+    gpu = advice.recommended_gpu
+    if gpu is not None:
+        market = cloud_market_for_gpu_get(gpu_model=gpu.name, currency=advice.inputs.currency)
+        context["cloud_market"] = cloud_market_panel(market, gpu_name=gpu.name)
     context["quote_form"] = quote_form or QuoteRequestForm()
     context["reprice_form"] = reprice_form or RepriceForm(
         initial=RepriceForm.initial_from(advice.inputs),

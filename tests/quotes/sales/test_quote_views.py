@@ -101,8 +101,9 @@ def test_dashboard_query_count_does_not_grow_with_quotes(client, rep):
         quote_make(rep)
     with CaptureQueriesContext(connection) as many:
         response = client.get(DASHBOARD)
-    # session, user, groups, status counts, new requests, page count, page rows
-    assert len(many) == len(few) == 7
+    # session, user, groups, status counts, new requests, page count, page rows, the price
+    # sources' health
+    assert len(many) == len(few) == 8
     assert response.content.decode().count("/staff/quotes/") >= 23
 
 

@@ -1,0 +1,78 @@
+"""Reads of the ECB's reference rates: the rate of a day, as the engine's ``DatedRate``.
+
+Answers are kept per version of the rates (``exchange_rates_version_get``, read at most once per
+``DATA_VERSION_MS``): a run that adds or corrects a rate is seen by every process within that
+time, and at once by the process that ran it (``versions_forget``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from functools import lru_cache
+
+from django.utils import timezone
+
+from catalog.models import ExchangeRate
+from catalog.selectors.versions import exchange_rates_version_get, per_version_cache
+from engine.assumptions import Fact
+from engine.exchange import EUR, DatedRate
+
+# The source every converted figure cites (English, like every stored source).
+RATE_SOURCE = "ECB euro reference rate of {date}"
+# The TCO's exchange-rate assumptions and the currency each one is the rate of.
+RATE_ASSUMPTIONS = {"usd_per_eur": "USD", "gbp_per_eur": "GBP"}
+
+
+def exchange_rate_get(*, currency: str, on: dt.date | None = None) -> DatedRate | None:
+    """The latest reference rate of ``currency`` on or before ``on`` (default: today), or None
+    when none is recorded (and for the euro, which has no rate)."""
+    if currency == EUR:
+        return None
+    return _exchange_rate(currency, on or timezone.localdate(), exchange_rates_version_get())
+
+
+def exchange_rates_get(
+    *, currencies: tuple[str, ...], on: dt.date | None = None
+) -> dict[str, DatedRate]:
+    """The rates of ``currencies`` known on ``on``, by currency (the unknown ones left out)."""
+    found = {code: exchange_rate_get(currency=code, on=on) for code in currencies}
+    return {code: rate for code, rate in found.items() if rate is not None}
+
+
+def exchange_rate_facts_get() -> dict[str, Fact]:
+    """The TCO's exchange-rate assumptions (``usd_per_eur``, ...) with the latest reference rate
+    each, cited with its date; the ones without a recorded rate are left out (the engine's
+    built-in annual averages then apply)."""
+    facts = {}
+    for name, currency in RATE_ASSUMPTIONS.items():
+        rate = exchange_rate_get(currency=currency)
+        if rate is not None:
+            facts[name] = Fact(rate.per_eur, None, rate.source)
+    return facts
+
+
+@lru_cache(maxsize=256)
+def _exchange_rate(currency: str, on: dt.date, _version: tuple) -> DatedRate | None:
+    row = (
+        ExchangeRate.objects.filter(currency=currency, rate_date__lte=on)
+        .order_by("-rate_date")
+        .values_list("per_eur", "rate_date")
+        .first()
+    )
+    if row is None:
+        return None
+    per_eur, rate_date = row
+    return DatedRate(
+        currency, _plain(per_eur), rate_date, RATE_SOURCE.format(date=rate_date.isoformat())
+    )
+
+
+def _plain(rate: Decimal) -> Decimal:
+    """1.085300 -> 1.0853, as the ECB publishes it (never 1E+2)."""
+    trimmed = rate.normalize()
+    exponent = trimmed.as_tuple().exponent
+    return trimmed.quantize(Decimal(1)) if isinstance(exponent, int) and exponent > 0 else trimmed
+
+
+per_version_cache(_exchange_rate.cache_clear)

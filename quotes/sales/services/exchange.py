@@ -1,0 +1,52 @@
+"""The exchange rate a quote converts catalog prices with, by default the ECB's reference rate of
+the quote's date (``catalog.selectors.exchange_rates``), recorded with its date and source."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from catalog.selectors.exchange_rates import RATE_SOURCE, exchange_rates_get
+from engine.exchange import EUR, rate_between, rate_rounded, rates_oldest_date
+from engine.money import CURRENCIES
+from quotes.models import Quote
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteRate:
+    """Units of the quote's currency per unit of the other one, as of ``rate_date``."""
+
+    rate: Decimal
+    rate_date: dt.date
+    source: str
+
+
+def quote_rate_default(*, currency: str, on: dt.date) -> QuoteRate | None:
+    """The reference rate of ``on`` (the latest published by then) between ``currency`` and the
+    other quote currency, or None when the ECB's rates are not recorded."""
+    other = next(code for code in CURRENCIES if code != currency)
+    needed = tuple(code for code in (currency, other) if code != EUR)
+    rates = exchange_rates_get(currencies=needed, on=on)
+    rate_date = rates_oldest_date(rates, *needed)
+    if len(rates) != len(needed) or rate_date is None:
+        return None
+    return QuoteRate(
+        rate=rate_rounded(rate_between(other, currency, rates)),
+        rate_date=rate_date,
+        source=RATE_SOURCE.format(date=rate_date.isoformat()),
+    )
+
+
+def quote_rate_apply(quote: Quote, *, on: dt.date) -> None:
+    """Fill an empty exchange rate with the reference rate of ``on`` (its date and source
+    recorded); a rate typed by staff is theirs: no date, no source. Does not save."""
+    if quote.exchange_rate is not None:
+        quote.exchange_rate_date, quote.exchange_rate_source = None, ""
+        return
+    default = quote_rate_default(currency=quote.currency, on=on)
+    if default is None:
+        quote.exchange_rate_date, quote.exchange_rate_source = None, ""
+        return
+    quote.exchange_rate = default.rate
+    quote.exchange_rate_date, quote.exchange_rate_source = default.rate_date, default.source
