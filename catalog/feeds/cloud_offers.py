@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import IO, BinaryIO
 
+from catalog.feeds.cells import CellError
 from catalog.feeds.parse import FeedSpec
 from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
 from engine.assumptions import gpu_model_key
@@ -51,7 +52,6 @@ MAX_PROVIDER_CHARS = 64
 MAX_GPU_NAME_CHARS = 64
 MAX_GPU_COUNT = 1024
 MAX_GPU_MEMORY_GB = 4096
-SHOWN_VALUE_CHARS = 80
 # A gpuhunt catalog has one CSV per provider (about twenty); the default PRICE_FEED_MAX_BYTES.
 MAX_ARCHIVE_MEMBERS = 64
 MAX_ARCHIVE_BYTES = 50 * 1024 * 1024
@@ -260,29 +260,19 @@ def _header(header: list[str] | None, where: str) -> list[str]:
     return names
 
 
-class _RowProblem(Exception):
-    def __init__(self, field: str, message: str, value: str = "") -> None:
-        super().__init__(message)
-        self.field, self.message, self.value = field, message, value
-
-
-def _shown(value: str) -> str:
-    return value if len(value) <= SHOWN_VALUE_CHARS else value[: SHOWN_VALUE_CHARS - 1] + "…"
-
-
 def _text(record: Mapping[str, str], name: str, limit: int, *, required: bool = True) -> str:
     value = record.get(name, "").strip()
     if required and not value:
-        raise _RowProblem(name, "is missing")
+        raise CellError(name, "is missing")
     if len(value) > limit:
-        raise _RowProblem(name, f"is longer than {limit} characters", value)
+        raise CellError(name, f"is longer than {limit} characters", value)
     return value
 
 
 def _whole(record: Mapping[str, str], name: str, limit: int) -> int:
     raw = _text(record, name, 8)
     if not raw.isdigit() or int(raw) > limit:
-        raise _RowProblem(name, f"must be a whole number from 0 to {limit}", raw)
+        raise CellError(name, f"must be a whole number from 0 to {limit}", raw)
     return int(raw)
 
 
@@ -292,9 +282,9 @@ def _decimal(record: Mapping[str, str], name: str) -> Decimal:
     try:
         value = Decimal(raw)
     except InvalidOperation:
-        raise _RowProblem(name, "is not a number (use a dot for decimals)", raw) from None
+        raise CellError(name, "is not a number (use a dot for decimals)", raw) from None
     if not value.is_finite():
-        raise _RowProblem(name, "is not a finite number", raw)
+        raise CellError(name, "is not a finite number", raw)
     return value
 
 
@@ -309,8 +299,8 @@ class _OfferValidator:
     def __call__(self, number: int, record: Mapping[str, str]) -> CloudOfferItem | None:
         try:
             return self._offer(number, record)
-        except _RowProblem as exc:
-            return RowError(number, exc.field, exc.message, _shown(exc.value))
+        except CellError as exc:
+            return exc.row_error(number)
 
     def _offer(self, number: int, record: Mapping[str, str]) -> CloudOfferRow | None:
         gpu_count = _whole(record, "gpu_count", MAX_GPU_COUNT)
@@ -321,11 +311,11 @@ class _OfferValidator:
             return None  # a GPU the TCO tables do not model
         price = _decimal(record, "price")
         if price <= 0:
-            raise _RowProblem("price", "must be greater than zero", record["price"].strip())
+            raise CellError("price", "must be greater than zero", record["price"].strip())
         per_gpu = (price / gpu_count).quantize(Decimal(1).scaleb(-PRICE_PLACES), ROUND_HALF_UP)
         if per_gpu == 0 or per_gpu >= PRICE_LIMIT:
             message = f"must come to between 0.0001 and {PRICE_LIMIT:,} per GPU-hour"
-            raise _RowProblem("price", message, record["price"].strip())
+            raise CellError("price", message, record["price"].strip())
         return CloudOfferRow(
             row=number,
             provider=self._provider(record),
@@ -343,7 +333,7 @@ class _OfferValidator:
         """The model key of the GPU's name and memory ("H100", 80 -> H100_SXM)."""
         name = _text(record, "gpu_name", MAX_GPU_NAME_CHARS, required=False)
         if not name:
-            raise _RowProblem("gpu_name", "is missing for an instance with GPUs")
+            raise CellError("gpu_name", "is missing for an instance with GPUs")
         if name.lower().startswith(GRACE_SUPERCHIP_PREFIXES):
             return None  # GH200 would read as an H200: a superchip is not the board we model
         memory = _text(record, "gpu_memory", 16, required=False)
@@ -351,17 +341,17 @@ class _OfferValidator:
             try:
                 memory_gb = Decimal(memory)
             except InvalidOperation:
-                raise _RowProblem("gpu_memory", "is not a number", memory) from None
+                raise CellError("gpu_memory", "is not a number", memory) from None
             if not memory_gb.is_finite() or not 0 <= memory_gb <= MAX_GPU_MEMORY_GB:
                 message = f"must be from 0 to {MAX_GPU_MEMORY_GB} GB"
-                raise _RowProblem("gpu_memory", message, memory)
+                raise CellError("gpu_memory", message, memory)
             return gpu_model_key(f"{name} {memory_gb.to_integral_value()}GB")
         return gpu_model_key(name)
 
     def _spot(self, record: Mapping[str, str]) -> bool:
         raw = _text(record, "spot", 8).lower()
         if raw not in ("true", "false"):
-            raise _RowProblem("spot", "must be True or False", raw)
+            raise CellError("spot", "must be True or False", raw)
         return raw == "true"
 
     def _provider(self, record: Mapping[str, str]) -> str:

@@ -32,6 +32,7 @@ from decimal import Decimal
 from math import prod
 from typing import Any, BinaryIO, TypeVar
 
+from catalog.feeds.cells import shown
 from catalog.feeds.parse import FeedSpec
 from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
 
@@ -51,7 +52,6 @@ MAX_DIMENSIONS = 16
 MAX_CATEGORIES = 5000
 MAX_CODE_CHARS = 64
 MAX_CELLS = 10**9
-SHOWN_VALUE_CHARS = 80
 PERIOD = re.compile(r"^(\d{4})-S([12])$")
 COUNTRY = re.compile(r"^[A-Z]{2}$")
 T = TypeVar("T")
@@ -268,7 +268,7 @@ def _country_rows(
             continue
         price = _price(latest[1])
         if isinstance(price, str):
-            yield RowError(number, "value", f"{latest[0]}: {price}", _shown(latest[1]))
+            yield RowError(number, "value", f"{latest[0]}: {price}", shown(latest[1]))
             continue
         yield ElectricityPriceRow(number, country, latest[0], band, TAX, price)
 
@@ -284,9 +284,3 @@ def _price(value: Any) -> Decimal | str:
     if isinstance(exponent, int) and -exponent > PRICE_PLACES:
         return f"has more than {PRICE_PLACES} decimal places"
     return amount
-
-
-def _shown(value: Any) -> str:
-    plain = isinstance(value, str | int | Decimal)
-    text = str(value) if plain else json.dumps(value, default=str)
-    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 1] + "…"

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import BinaryIO
 
+from catalog.feeds.cells import shown
 from catalog.feeds.parse import FeedSpec
 from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
 
@@ -37,7 +38,6 @@ MAX_FEED_BYTES = 16 * 1024 * 1024
 MAX_RATE = Decimal(100000)  # units per euro; the largest ECB rate (IDR) is about 17 000
 RATE_PLACES = 6  # as stored (ExchangeRate.per_eur)
 MAX_RATE_CHARS = 32
-SHOWN_VALUE_CHARS = 80
 CURRENCY = re.compile(r"^[A-Z]{3}$")
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Refused anywhere in the raw text: a document type declaration is what entity expansion
@@ -68,7 +68,7 @@ def exchange_rate_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[ExchangeRat
         rates = [cube for cube in day if _local_name(cube.tag) == "Cube"]
         if not rates:
             number += 1
-            yield RowError(number, "time", "has no rate", _shown(day.get("time")))
+            yield RowError(number, "time", "has no rate", shown(day.get("time")))
             continue
         for cube in rates:
             number += 1
@@ -115,11 +115,11 @@ def _local_name(tag: object) -> str:
 
 def _rate_date(value: str | None, today: dt.date) -> dt.date | RowError:
     if value is None or not DAY.match(value):
-        return RowError(0, "time", "is not a date (YYYY-MM-DD)", _shown(value))
+        return RowError(0, "time", "is not a date (YYYY-MM-DD)", shown(value))
     try:
         day = dt.date.fromisoformat(value)
     except ValueError:
-        return RowError(0, "time", "is not a date (YYYY-MM-DD)", _shown(value))
+        return RowError(0, "time", "is not a date (YYYY-MM-DD)", shown(value))
     if day > today:
         return RowError(0, "time", f"is in the future (today is {today.isoformat()})", value)
     return day
@@ -135,12 +135,12 @@ def _rate_row(
         return RowError(number, rate_date.field, rate_date.message, rate_date.value)
     currency = cube.get("currency")
     if currency is None or not CURRENCY.match(currency):
-        return RowError(number, "currency", "is not an ISO 4217 code", _shown(currency))
+        return RowError(number, "currency", "is not an ISO 4217 code", shown(currency))
     if currency == "EUR":
         return RowError(number, "currency", "a euro rate per euro is meaningless", currency)
     rate = _rate(cube.get("rate"))
     if isinstance(rate, str):
-        return RowError(number, "rate", rate, _shown(cube.get("rate")))
+        return RowError(number, "rate", rate, shown(cube.get("rate")))
     first = seen.setdefault((currency, rate_date), number)
     if first != number:
         return RowError(number, "row", f"duplicates row {first} (same currency and date)")
@@ -163,8 +163,3 @@ def _rate(value: str | None) -> Decimal | str:
     if isinstance(exponent, int) and -exponent > RATE_PLACES:
         return f"has more than {RATE_PLACES} decimal places"
     return rate
-
-
-def _shown(value: str | None) -> str:
-    text = value or ""
-    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 1] + "…"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import BinaryIO
 
+from catalog.feeds.cells import CellError, shown
 from catalog.feeds.parse import FeedSpec
 from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
 from engine.tco.market import CONFIDENCE_LEVELS, offer_counts, offer_seen_on
@@ -86,12 +87,6 @@ class HostingOfferRow:
     location: str
 
 
-class _BadCell(Exception):
-    def __init__(self, field: str, message: str, value: str = "") -> None:
-        super().__init__(message)
-        self.field, self.message, self.value = field, message, value
-
-
 def hosting_offer_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[HostingOfferRow | RowError]:
     """Every offer of the file the band counts (a row) or a ``RowError``, in file order."""
     if spec.format != FeedFormat.CSV:
@@ -114,7 +109,7 @@ def hosting_offer_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[HostingOffe
                 row = _offer(number, dict(zip(names, cells, strict=True)), spec)
                 if row is not None:
                     _first_of_its_kind(row, seen)
-            except _BadCell as bad:
+            except CellError as bad:
                 yield RowError(number, bad.field, bad.message, bad.value)
                 continue
             if row is not None:
@@ -138,21 +133,21 @@ def _header(header: list[str] | None) -> list[str]:
 
 
 def _offer(number: int, record: Mapping[str, str], spec: FeedSpec) -> HostingOfferRow | None:
-    """The row's offer, None when the band leaves it out; ``_BadCell`` for a bad value."""
+    """The row's offer, None when the band leaves it out; ``CellError`` for a bad value."""
     for name, value in record.items():
         if len(value) > MAX_CELL_CHARS:
-            raise _BadCell(name, f"is longer than {MAX_CELL_CHARS} characters")
+            raise CellError(name, f"is longer than {MAX_CELL_CHARS} characters")
     date_text = _text(record, "date_seen", MAX_DATE_CHARS, required=False)
     confidence = _short(record, "confidence").lower()
     if confidence not in CONFIDENCE_LEVELS:
-        shown = _shown(record["confidence"])
-        raise _BadCell("confidence", f"must be one of {', '.join(CONFIDENCE_LEVELS)}", shown)
+        given = shown(record["confidence"].strip(), SHOWN_VALUE_CHARS)
+        raise CellError("confidence", f"must be one of {', '.join(CONFIDENCE_LEVELS)}", given)
     seen_on = offer_seen_on(date_text)
     if seen_on is None or not offer_counts(seen_on=seen_on, confidence=confidence):
         return None
     if seen_on > spec.today + dt.timedelta(days=1):
-        shown = _shown(date_text)
-        raise _BadCell("date_seen", f"is in the future (today is {spec.today.isoformat()})", shown)
+        given = shown(date_text, SHOWN_VALUE_CHARS)
+        raise CellError("date_seen", f"is in the future (today is {spec.today.isoformat()})", given)
     unit, price_per = _period(record)
     return HostingOfferRow(
         row=number,
@@ -171,51 +166,46 @@ def _offer(number: int, record: Mapping[str, str], spec: FeedSpec) -> HostingOff
     )
 
 
-def _shown(value: str) -> str:
-    value = value.strip()
-    return value if len(value) <= SHOWN_VALUE_CHARS else value[: SHOWN_VALUE_CHARS - 1] + "…"
-
-
 def _short(record: Mapping[str, str], name: str) -> str:
     value = record[name].strip()
     if len(value) > MAX_SHORT_CHARS:
-        raise _BadCell(name, f"is longer than {MAX_SHORT_CHARS} characters")
+        raise CellError(name, f"is longer than {MAX_SHORT_CHARS} characters")
     return value
 
 
 def _text(record: Mapping[str, str], name: str, limit: int, *, required: bool) -> str:
     value = record[name].strip()
     if required and not value:
-        raise _BadCell(name, "is missing")
+        raise CellError(name, "is missing")
     if len(value) > limit:
-        raise _BadCell(name, f"is longer than {limit} characters")
+        raise CellError(name, f"is longer than {limit} characters")
     return value
 
 
 def _gpu_count(record: Mapping[str, str]) -> int:
     text = _short(record, "gpu_count")
     if not text.isdigit() or not 1 <= int(text) <= MAX_GPU_COUNT:
-        raise _BadCell("gpu_count", f"must be a whole number from 1 to {MAX_GPU_COUNT}", text)
+        raise CellError("gpu_count", f"must be a whole number from 1 to {MAX_GPU_COUNT}", text)
     return int(text)
 
 
 def _price(record: Mapping[str, str]) -> Decimal:
     text = _short(record, "price")
     if not text:
-        raise _BadCell("price", "is missing")
+        raise CellError("price", "is missing")
     try:
         amount = Decimal(text)
     except InvalidOperation:
-        raise _BadCell(
+        raise CellError(
             "price", "is not a number (use a dot for decimals, no thousands separator)", text
         ) from None
     if not amount.is_finite() or amount <= 0:
-        raise _BadCell("price", "must be a number greater than zero", text)
+        raise CellError("price", "must be a number greater than zero", text)
     if amount >= PRICE_LIMIT:
-        raise _BadCell("price", f"must be below {PRICE_LIMIT:,}", text)
+        raise CellError("price", f"must be below {PRICE_LIMIT:,}", text)
     exponent = amount.normalize().as_tuple().exponent
     if isinstance(exponent, int) and -exponent > PRICE_PLACES:
-        raise _BadCell("price", f"has more than {PRICE_PLACES} decimal places", text)
+        raise CellError("price", f"has more than {PRICE_PLACES} decimal places", text)
     return amount
 
 
@@ -223,7 +213,11 @@ def _currency(record: Mapping[str, str], spec: FeedSpec) -> str:
     code = _short(record, "currency").upper() or spec.default_currency
     if code not in spec.currencies:
         known = ", ".join(sorted(spec.currencies))
-        raise _BadCell("currency", f"is not a known currency (known: {known})", _shown(code))
+        raise CellError(
+            "currency",
+            f"is not a known currency (known: {known})",
+            shown(code.strip(), SHOWN_VALUE_CHARS),
+        )
     return code
 
 
@@ -231,7 +225,7 @@ def _period(record: Mapping[str, str]) -> tuple[str, str]:
     text = _short(record, "period")
     match = _PERIOD.fullmatch(text)
     if match is None:
-        raise _BadCell(
+        raise CellError(
             "period", 'must be "month" or "hour", optionally followed by "(per GPU)"', text
         )
     return match["unit"], "gpu" if match["per"] == "GPU" else "offer"
@@ -241,10 +235,10 @@ def _source_url(record: Mapping[str, str]) -> str:
     """The price page: the cell's first URL (the reference file notes how it was read after it)."""
     match = _URL.match(record["source_url"].strip())
     if match is None:
-        raise _BadCell("source_url", "must start with the offer's http(s) price page")
+        raise CellError("source_url", "must start with the offer's http(s) price page")
     url = match.group()
     if len(url) > MAX_URL_CHARS:
-        raise _BadCell("source_url", f"is longer than {MAX_URL_CHARS} characters")
+        raise CellError("source_url", f"is longer than {MAX_URL_CHARS} characters")
     return url
 
 
@@ -252,4 +246,4 @@ def _first_of_its_kind(row: HostingOfferRow, seen: dict[tuple[str, ...], int]) -
     key = (row.provider.lower(), row.product.lower(), row.gpu_model.lower(), row.currency)
     first = seen.setdefault(key, row.row)
     if first != row.row:
-        raise _BadCell("row", f"repeats the offer of row {first} (provider, product, GPU)")
+        raise CellError("row", f"repeats the offer of row {first} (provider, product, GPU)")

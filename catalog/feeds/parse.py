@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, BinaryIO
 
+from catalog.feeds.cells import CellError, shown
 from catalog.feeds.types import (
     CloudPriceRow,
     Commitment,
@@ -57,7 +58,6 @@ PART_PLACES, PART_LIMIT = 2, Decimal(10) ** 10
 CLOUD_PLACES, CLOUD_LIMIT = 4, Decimal(10) ** 6
 MAX_SKU_CHARS = 64
 MAX_TEXT_CHARS = 500
-SHOWN_VALUE_CHARS = 80
 JSON_READ_CHARS = 64 * 1024
 COMMITMENT_ALIASES = {
     "": Commitment.ON_DEMAND,
@@ -209,7 +209,7 @@ def _json_records(stream: BinaryIO) -> Iterator[tuple[int, Record]]:
             if isinstance(item, dict):
                 yield number, item
             else:
-                yield number, RowError(number, "row", "is not an object", _shown(item))
+                yield number, RowError(number, "row", "is not an object", shown(item))
         if buffer.next_char() != "":
             raise FeedFormatError(f"unexpected data after the JSON array's {number} items")
     except UnicodeDecodeError as exc:
@@ -264,55 +264,44 @@ class _JsonBuffer:
 # ---------------------------------------------------------------------------------------------
 
 
-class _RowError(Exception):
-    def __init__(self, field: str, message: str, value: Any = "") -> None:
-        super().__init__(message)
-        self.field, self.message, self.value = field, message, value
-
-
-def _shown(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= SHOWN_VALUE_CHARS else text[: SHOWN_VALUE_CHARS - 1] + "…"
-
-
 def _text(value: Any, name: str, *, required: bool, limit: int = MAX_TEXT_CHARS) -> str:
     if value is None:
         value = ""
     if not isinstance(value, str | int | Decimal) or isinstance(value, bool):
-        raise _RowError(name, "must be text", value)
+        raise CellError(name, "must be text", value)
     text = str(value).strip()
     if required and not text:
-        raise _RowError(name, "is missing", value)
+        raise CellError(name, "is missing", value)
     if len(text) > limit:
-        raise _RowError(name, f"is longer than {limit} characters", value)
+        raise CellError(name, f"is longer than {limit} characters", value)
     return text
 
 
 def _price(value: Any, name: str, *, places: int, limit: Decimal) -> Decimal:
     if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
-        raise _RowError(name, "is missing", "" if value is None else value)
+        raise CellError(name, "is missing", "" if value is None else value)
     if isinstance(value, str):
         try:
             amount = Decimal(value.strip())
         except InvalidOperation:
-            raise _RowError(
+            raise CellError(
                 name, "is not a number (use a dot for decimals, no thousands separator)", value
             ) from None
     elif isinstance(value, int | Decimal):
         amount = Decimal(value)
     else:
-        raise _RowError(name, "is not a number", value)
+        raise CellError(name, "is not a number", value)
     if not amount.is_finite():
-        raise _RowError(name, "is not a finite number", value)
+        raise CellError(name, "is not a finite number", value)
     if amount < 0:
-        raise _RowError(name, "must not be negative", value)
+        raise CellError(name, "must not be negative", value)
     if amount == 0:
-        raise _RowError(name, "must be greater than zero", value)
+        raise CellError(name, "must be greater than zero", value)
     if amount >= limit:
-        raise _RowError(name, f"must be below {limit:,}", value)
+        raise CellError(name, f"must be below {limit:,}", value)
     exponent = amount.normalize().as_tuple().exponent  # an int: the amount is finite
     if isinstance(exponent, int) and -exponent > places:
-        raise _RowError(name, f"has more than {places} decimal places", value)
+        raise CellError(name, f"has more than {places} decimal places", value)
     return amount
 
 
@@ -323,9 +312,9 @@ def _date(value: Any, name: str, today: dt.date) -> dt.date:
     try:
         day = dt.date.fromisoformat(text)
     except ValueError:
-        raise _RowError(name, "is not a date (YYYY-MM-DD)", value) from None
+        raise CellError(name, "is not a date (YYYY-MM-DD)", value) from None
     if day > today + dt.timedelta(days=1):
-        raise _RowError(name, f"is in the future (today is {today.isoformat()})", value)
+        raise CellError(name, f"is in the future (today is {today.isoformat()})", value)
     return day
 
 
@@ -344,8 +333,8 @@ class _RowValidator:
             return record
         try:
             return self.validate_one(number, record)
-        except _RowError as exc:
-            return RowError(number, exc.field, exc.message, _shown(exc.value))
+        except CellError as exc:
+            return exc.row_error(number)
 
     def _get(self, record: Mapping[str, Any], name: str) -> Any:
         return record.get(self.spec.column(name))
@@ -355,14 +344,14 @@ class _RowValidator:
         code = _text(raw, "currency", required=False, limit=8).upper() or self.spec.default_currency
         if code not in self.spec.currencies:
             known = ", ".join(sorted(self.spec.currencies))
-            raise _RowError("currency", f"unknown currency {code!r} (known: {known})", raw)
+            raise CellError("currency", f"unknown currency {code!r} (known: {known})", raw)
         return code
 
     def _first(self, key: tuple, number: int, what: str) -> None:
         first = self.seen.setdefault(key, number)
         if first != number:
             shown = " / ".join(map(str, key))
-            raise _RowError("row", f"duplicates row {first} (same {what})", shown)
+            raise CellError("row", f"duplicates row {first} (same {what})", shown)
 
     def _part(self, number: int, record: Mapping[str, Any]) -> PartPriceRow:
         sku = _text(self._get(record, "sku"), "sku", required=True, limit=MAX_SKU_CHARS)
@@ -384,7 +373,7 @@ class _RowValidator:
         name = _text(self._get(record, "gpu_model"), "gpu_model", required=True, limit=128)
         key = gpu_model_key(name)
         if key is None:
-            raise _RowError("gpu_model", "is not a GPU model known to the TCO tables", name)
+            raise CellError("gpu_model", "is not a GPU model known to the TCO tables", name)
         price = _price(self._get(record, "price"), "price", places=CLOUD_PLACES, limit=CLOUD_LIMIT)
         count = self._gpu_count(record)
         per_gpu = (price / count).quantize(Decimal(1).scaleb(-CLOUD_PLACES), ROUND_HALF_UP)
@@ -393,7 +382,7 @@ class _RowValidator:
         commitment = COMMITMENT_ALIASES.get(word.replace("-", "_").replace(" ", "_"))
         if commitment is None:
             choices = ", ".join(c.value for c in Commitment)
-            raise _RowError("commitment", f"must be one of {choices}", raw_commitment)
+            raise CellError("commitment", f"must be one of {choices}", raw_commitment)
         provider = _text(self._get(record, "provider"), "provider", required=False, limit=64)
         currency = self._currency(record)
         observed_on = _date(self._get(record, "observed_on"), "observed_on", self.spec.today)
@@ -421,7 +410,7 @@ class _RowValidator:
         try:
             count = int(raw.strip() if isinstance(raw, str) else raw)
         except (TypeError, ValueError):
-            raise _RowError("gpu_count", "is not a whole number", raw) from None
+            raise CellError("gpu_count", "is not a whole number", raw) from None
         if isinstance(raw, bool | float) or not 1 <= count <= 1024:
-            raise _RowError("gpu_count", "must be a whole number from 1 to 1024", raw)
+            raise CellError("gpu_count", "must be a whole number from 1 to 1024", raw)
         return count
