@@ -95,16 +95,6 @@ def metrics(request: HttpRequest) -> HttpResponse:
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     registry = CollectorRegistry()
-    registry.register(_ProcessMetrics(metrics_registry()))
+    registry.register(metrics_registry())  # a registry is a collector of its metrics
     registry.register(DatabaseCollector())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
-
-
-class _ProcessMetrics(Collector):
-    """The metrics every process counted (this one's, or all of them in multiprocess mode)."""
-
-    def __init__(self, source: CollectorRegistry) -> None:
-        self.source = source
-
-    def collect(self) -> Iterator:
-        yield from self.source.collect()
