@@ -98,9 +98,10 @@ def _option_cost(
     upfront, monthly = _flows(lines)
     first = Money(round_money(upfront + monthly), currency)
     rest = Money(round_money(monthly), currency)
-    cumulative = tuple(
-        Money(round_money(upfront + monthly * m), currency) for m in range(1, months + 1)
-    )
+    # The last month's cumulative cost is the total itself: the total adds categories rounded
+    # to the cent, and a chart's end label must read the figure the totals table reads.
+    before_last = (Money(round_money(upfront + monthly * m), currency) for m in range(1, months))
+    cumulative = (*before_last, Money(total, currency))
     year = Money(round_money(monthly * _12), currency)
     years = months // MONTHS_PER_YEAR
     npv = None
