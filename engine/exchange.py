@@ -8,11 +8,12 @@ exact; money is rounded where it is shown or stored (``engine.money.round_money`
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from .money import Money
+from .assumptions.facts import RATE_CURRENCIES, RATES, RATES_AS_OF
+from .money import Money, round_money
 
 EUR = "EUR"
 ONE = Decimal(1)
@@ -36,6 +37,15 @@ class DatedRate:
     def __post_init__(self) -> None:
         if not isinstance(self.per_eur, Decimal) or not self.per_eur > 0:
             raise ValueError("DatedRate.per_eur must be a Decimal above zero")
+
+
+def built_in_rates() -> dict[str, DatedRate]:
+    """The ECB annual averages the engine ships (``engine.assumptions`` RATES), by currency, with
+    their citation: what a conversion uses until a dated reference rate is recorded."""
+    return {
+        currency: DatedRate(currency, RATES[name].value, dt.date(*RATES_AS_OF), RATES[name].source)
+        for name, currency in RATE_CURRENCIES.items()
+    }
 
 
 def per_eur(currency: str, rates: Mapping[str, DatedRate]) -> Decimal:
@@ -79,6 +89,24 @@ def convert(amount: Money, target: str, rates: Mapping[str, DatedRate]) -> Money
     if amount.currency == target:
         return amount
     return Money(amount.amount * rate_between(amount.currency, target, rates), target)
+
+
+def convert_price(amount: Money, target: str, rates: Mapping[str, DatedRate]) -> Money:
+    """A price in ``target``, to the cent (a catalog price converted where it is used)."""
+    converted = convert(amount, target, rates)
+    return converted if converted is amount else Money(round_money(converted.amount), target)
+
+
+def rates_involved(
+    rates: Iterable[DatedRate], observed: Iterable[str | None], currency: str
+) -> tuple[DatedRate, ...]:
+    """The ``rates`` that converting prices observed in ``observed`` (None: not converted) into
+    ``currency`` used: the non-euro side of each conversion; none when nothing was converted."""
+    converted = {code for code in observed if code and code != currency}
+    if not converted:
+        return ()
+    involved = converted | {currency}
+    return tuple(rate for rate in rates if rate.currency in involved)
 
 
 def rates_oldest_date(rates: Mapping[str, DatedRate], *currencies: str) -> dt.date | None:

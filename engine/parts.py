@@ -18,9 +18,11 @@ boots the server (``hot_swap_bay``).
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .exchange import DatedRate
 from .i18n import Message, gettext_noop
 from .money import Money
 
@@ -368,6 +370,16 @@ class StorageServerSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class PriceAge:
+    """The date of a part's current price, whether it is stale and, when it was converted into
+    the currency asked for, the currency it was observed in."""
+
+    observed_on: dt.date
+    stale: bool
+    observed_in: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogSnapshot:
     currency: str
     gpus: tuple[GpuSpec, ...] = ()
@@ -379,3 +391,6 @@ class CatalogSnapshot:
     switches: tuple[SwitchSpec, ...] = ()
     cables: tuple[CableSpec, ...] = ()
     storage_servers: tuple[StorageServerSpec, ...] = ()
+    # The reference rates the prices observed in another currency were converted at (by
+    # currency code; empty when every price was observed in ``currency``).
+    exchange_rates: tuple[DatedRate, ...] = ()

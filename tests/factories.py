@@ -30,6 +30,7 @@ from catalog.models import (
     PriceKind,
     PriceSource,
 )
+from catalog.services import price_source_refresh
 from engine.assumptions.specs import SPECS
 from engine.builder import BuildResult, Option, PartLine, Tier, Totals
 from engine.money import Money
@@ -226,6 +227,22 @@ def price_source_make(**overrides: Any) -> PriceSource:
         "currency": "EUR",
     }
     return PriceSource.objects.create(**(values | overrides))
+
+
+def ecb_rates_load() -> PriceSource:
+    """The ECB source read from the committed 90-day sample (the ECB's structure, illustrative
+    rates: USD 1.0839 on 2026-12-02, 1.0853 on 2026-12-04, the latest), applied as the daily
+    task applies the real file."""
+    source = PriceSource.objects.create(
+        name="ECB euro reference rates",
+        kind="exchange_rates",
+        location="ecb-eurofxref-hist-90d.xml",
+        format="xml",
+        currency="EUR",
+        schedule="30 16 * * 1-5",
+    )
+    assert price_source_refresh(source_id=source.pk).rows_changed == 87
+    return source
 
 
 # --- Sales --------------------------------------------------------------------------------------

@@ -109,9 +109,9 @@ def _partner_quote(partner: Partner) -> Quote:
     return quote_make(origin="partner_api", partner=partner, lines=2)
 
 
-# key lookup, last change (2), count, page; the catalog version (2 aggregates) is read at most
-# once per DATA_VERSION_MS per process, and not again within the test's second
-CATALOG_LIST = 5
+# key lookup, last change (3: parts, prices, rates), count, page; the data versions are read at
+# most once per DATA_VERSION_MS per process, and not again within the test's second
+CATALOG_LIST = 6
 
 API_LISTS = [
     pytest.param("api:catalog-gpus", _priced(gpu_make), CATALOG_LIST, id="catalog-gpus"),
@@ -205,7 +205,9 @@ def test_one_catalog_gpu_and_one_webhook_cost_a_fixed_number_of_queries(
     webhook = webhook_make(partner)
     client.get(reverse("api:webhooks"), headers=api_headers)  # the key's first use
     for url, num_queries in (
-        (reverse("api:catalog-gpu", kwargs={"sku": gpu.sku}), 6),  # no count
+        # key, versions (3: catalog, prices, market data), last change (3: parts, prices,
+        # rates), the GPU, its current prices and the day's rates (kept per version); no count
+        (reverse("api:catalog-gpu", kwargs={"sku": gpu.sku}), 10),
         (reverse("api:webhook", kwargs={"webhook_id": webhook.pk}), 2),  # key, webhook
     ):
         with django_assert_num_queries(num_queries):
@@ -223,10 +225,9 @@ def _step_url(step: str) -> str:
 def test_each_wizard_step_costs_a_fixed_number_of_queries(client, django_assert_num_queries):
     # No session before the first answer; then the session (the answers so far). The last step
     # also shows each region's defaults: the data versions (4 queries, then trusted for
-    # DATA_VERSION_MS), the ECB's latest USD and GBP rates (2), one query per region and
-    # currency (4 x 2), and the service tiers (1), kept per version: a second visit reads the
-    # session alone.
-    expected = {"project": 0, "data": 1, "usage": 1, "deployment": 16}
+    # DATA_VERSION_MS), the ECB's latest rates (1), one query per region and currency (4 x 2),
+    # and the service tiers (1), kept per version: a second visit reads the session alone.
+    expected = {"project": 0, "data": 1, "usage": 1, "deployment": 15}
     with django_assert_num_queries(0):
         assert client.get(reverse("home")).status_code == 200
     for step, data in FINE_TUNING_WITH_BUDGET.items():
@@ -247,12 +248,13 @@ def test_the_wizard_result_its_checklist_and_the_quote_request_cost_fixed_querie
     for step, data in steps[:-1]:
         client.post(_step_url(step), data | {"nav": "next"})
     last_step, last_answers = steps[-1]
-    # session, catalog version (2), current prices (2), parts by kind (9: six server parts,
+    # session, catalog version (2), current prices (2: purchase and managed, in every currency;
+    # the price ages are the purchase ones, kept), parts by kind (9: six server parts,
     # switches, cables, storage servers), assumptions, cloud prices, catalog version again (2),
-    # assumptions again, price ages, the service tiers (1, kept per catalog version), the ECB's
-    # USD and GBP rates (2) and the hosting offers of the market band (1), kept per version, the
-    # insert, the session saved in a savepoint (3)
-    with django_assert_num_queries(28):
+    # assumptions again, the service tiers (1, kept per catalog version), the ECB's latest rates
+    # (1: the prices' conversion and the TCO's rates share them) and the hosting offers of the
+    # market band (1), kept per version, the insert, the session saved in a savepoint (3)
+    with django_assert_num_queries(26):
         response = client.post(_step_url(last_step), last_answers | {"nav": "next"})
     assert response.status_code == 302
     result_url = response["Location"]

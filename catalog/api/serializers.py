@@ -14,11 +14,22 @@ from catalog.models import Chassis, Cpu, Gpu, Part, PartKind, Price
 from engine.money import CURRENCIES
 
 if TYPE_CHECKING:
-    from django_stubs_ext import WithAnnotations
-
-    from catalog.selectors.offered import OfferedPrice
+    from catalog.selectors.prices import CurrentPrices
 
 STALE_HELP = "Observed more than PRICE_STALE_DAYS ago: check it before buying."
+
+
+class ExchangeRateSerializer(serializers.Serializer):
+    """A euro reference rate: ``per_eur`` units of ``currency`` for one euro."""
+
+    currency = serializers.CharField(help_text="ISO 4217 code.")
+    per_eur = serializers.CharField(
+        help_text="Units of the currency per euro, a decimal string as published (1.0853)."
+    )
+    rate_date = serializers.DateField(help_text="The day of the rate (an annual average: its end).")
+    source = serializers.CharField(  # type: ignore[assignment]  # a declared field (see below)
+        help_text="Where the rate comes from."
+    )
 
 
 class PartPriceSerializer(serializers.Serializer):
@@ -30,6 +41,14 @@ class PartPriceSerializer(serializers.Serializer):
     currency = serializers.ChoiceField(choices=list(CURRENCIES))
     observed_on = serializers.DateField(help_text="When this price was observed.")
     stale = serializers.BooleanField(help_text=STALE_HELP)
+    observed_currency = serializers.CharField(
+        help_text="The currency the price was observed in: `currency` unless it was converted.",
+    )
+    exchange_rate = ExchangeRateSerializer(
+        allow_null=True,
+        help_text="The reference rate a price observed in another currency was converted at "
+        "(null when it was not).",
+    )
 
 
 class _PricedPartSerializer(serializers.ModelSerializer):
@@ -50,17 +69,30 @@ class _PricedPartSerializer(serializers.ModelSerializer):
     COMMON_FIELDS = ("sku", "name", "vendor", "model", "source")
 
     @extend_schema_field(PartPriceSerializer(allow_null=True))
-    def get_price(self, part: WithAnnotations[Part, OfferedPrice]) -> dict[str, Any] | None:
-        if part.price_amount is None:
+    def get_price(self, part: Part) -> dict[str, Any] | None:
+        prices: CurrentPrices | None = self.context["prices"]
+        found = None if prices is None else prices.by_part.get(part.pk)
+        if prices is None or found is None:
             return None
+        observed_in = found.age.observed_in
         return PartPriceSerializer(
             {
-                "amount": part.price_amount,
-                "currency": self.context["currency"],
-                "observed_on": part.price_observed_on,
-                "stale": part.price_stale,
+                "amount": found.amount.amount,
+                "currency": found.amount.currency,
+                "observed_on": found.age.observed_on,
+                "stale": found.age.stale,
+                "observed_currency": observed_in or found.amount.currency,
+                "exchange_rate": None
+                if observed_in is None
+                else _rate_used(prices, observed_in, found.amount.currency),
             }
         ).data
+
+
+def _rate_used(prices: CurrentPrices, observed_in: str, currency: str) -> object:
+    """The rate that converted from ``observed_in`` into ``currency``: the side that is not the
+    euro (the ECB publishes euro rates only)."""
+    return prices.rates.get(observed_in) or prices.rates[currency]
 
 
 class GpuSerializer(_PricedPartSerializer):

@@ -49,6 +49,8 @@ from catalog.api.serializers import (
 from catalog.selectors import (
     catalog_changed_at_get,
     catalog_version_get,
+    current_prices_get,
+    exchange_rates_version_get,
     offered_chassis_queryset,
     offered_cpu_queryset,
     offered_current_price_queryset,
@@ -75,6 +77,7 @@ def catalog_validators_get(request: Request, *, fields: tuple[str, ...]) -> Cata
     """
     identity = (
         catalog_version_get(),
+        exchange_rates_version_get(),  # a price observed in another currency is converted
         fields,
         # Path, full query string and host: the `next` and `previous` links are absolute.
         request.build_absolute_uri(),
@@ -138,8 +141,18 @@ class CatalogReadView(GenericAPIView):
     def read(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         raise NotImplementedError
 
+    @property
+    def filters(self) -> dict[str, Any]:
+        """The query without the currency, which prices the answer rather than filter it."""
+        return {name: value for name, value in self.query.items() if name != "currency"}
+
     def get_serializer_context(self) -> dict[str, Any]:
-        return {**super().get_serializer_context(), "currency": self.query.get("currency")}
+        currency = self.query.get("currency")
+        return {
+            **super().get_serializer_context(),
+            "currency": currency,
+            "prices": None if currency is None else current_prices_get(currency=currency),
+        }
 
 
 class CatalogListView(ListModelMixin, CatalogReadView):
@@ -252,7 +265,7 @@ class GpuListView(CatalogListView):
     query_input_class = GpuQueryInput
 
     def get_queryset(self) -> QuerySet:
-        return offered_gpu_queryset(**self.query)
+        return offered_gpu_queryset(**self.filters)
 
 
 @extend_schema_view(
@@ -271,7 +284,7 @@ class GpuDetailView(CatalogRetrieveView):
     lookup_field = "sku"
 
     def get_queryset(self) -> QuerySet:
-        return offered_gpu_queryset(**self.query)
+        return offered_gpu_queryset(**self.filters)
 
 
 @extend_schema_view(
@@ -289,7 +302,7 @@ class CpuListView(CatalogListView):
     query_input_class = CpuQueryInput
 
     def get_queryset(self) -> QuerySet:
-        return offered_cpu_queryset(**self.query)
+        return offered_cpu_queryset(**self.filters)
 
 
 @extend_schema_view(
@@ -307,7 +320,7 @@ class ChassisListView(CatalogListView):
     query_input_class = ChassisQueryInput
 
     def get_queryset(self) -> QuerySet:
-        return offered_chassis_queryset(**self.query)
+        return offered_chassis_queryset(**self.filters)
 
 
 @extend_schema_view(
@@ -315,7 +328,10 @@ class ChassisListView(CatalogListView):
         operation_id="catalog_prices_list",
         summary="Current prices of the offered parts: one row per SKU, price kind and currency.",
         description="Ordered by SKU, price kind, currency. A price is stale when it was observed "
-        "more than PRICE_STALE_DAYS ago. Filters combine (AND).",
+        "more than PRICE_STALE_DAYS ago. Filters combine (AND). These are the prices as they "
+        "were observed, in the currency they were observed in (the seed catalog's are in USD): "
+        "the parts lists give each part's price in the currency asked for, converted at the "
+        "day's reference rate when needed.",
         query_input=PriceQueryInput,
         response=CurrentPriceSerializer(many=True),
     )

@@ -16,9 +16,11 @@ from catalog.selectors.offered import (
     offered_gpu_queryset,
 )
 from catalog.selectors.prices import (
+    CurrentPrices,
     PriceAge,
     current_price_get,
     current_price_queryset,
+    current_prices_get,
     price_ages_get,
     price_is_stale,
     price_stale_before,
@@ -33,6 +35,7 @@ from catalog.selectors.snapshot import catalog_snapshot_get
 from catalog.selectors.versions import (
     catalog_version_get,
     cloud_prices_version_get,
+    exchange_rates_version_get,
     per_version_cache,
     trusted_version,
     versions_forget,
@@ -40,6 +43,7 @@ from catalog.selectors.versions import (
 
 __all__ = [
     "CloudPriceQuote",
+    "CurrentPrices",
     "PriceAge",
     "catalog_changed_at_get",
     "catalog_snapshot_get",
@@ -50,6 +54,8 @@ __all__ = [
     "cloud_prices_version_get",
     "current_price_get",
     "current_price_queryset",
+    "current_prices_get",
+    "exchange_rates_version_get",
     "offered_chassis_queryset",
     "offered_cpu_queryset",
     "offered_current_price_queryset",

@@ -3,70 +3,45 @@
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
-from typing import TypedDict
 
-from django.db.models import BooleanField, ExpressionWrapper, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Max, OuterRef, QuerySet, Subquery
 
-from catalog.models import Chassis, Cpu, FormFactor, Gpu, Part, Price, PriceKind
-from catalog.selectors.prices import price_stale_before, price_stale_expression
+from catalog.models import Chassis, Cpu, ExchangeRate, FormFactor, Gpu, Part, Price
+from catalog.selectors.prices import price_stale_expression
 
 
 def catalog_changed_at_get() -> dt.datetime | None:
-    """When the catalog last changed: a part's last edit or the last price recorded."""
+    """When the catalog's answers last changed: a part's last edit, the last price recorded or
+    the last reference rate (prices observed in another currency are converted at it)."""
     part_changed_at = Part.objects.aggregate(latest=Max("updated_at"))["latest"]
-    # Price rows are never updated, so the newest row (primary-key index) holds the latest time.
+    # Price and rate rows are added, so the newest row (primary-key index) holds the latest time.
     price_recorded_at = Price.objects.order_by("-id").values_list("created_at", flat=True).first()
-    return max((when for when in (part_changed_at, price_recorded_at) if when), default=None)
-
-
-class OfferedPrice(TypedDict):
-    """What ``_offered_with_price`` annotates each part with (None when it has no price)."""
-
-    price_amount: Decimal | None
-    price_observed_on: dt.date | None
-    price_stale: bool | None
-
-
-def _offered_with_price(
-    model: type[Part], *, currency: str, price_kind: str, today: dt.date | None
-) -> QuerySet:
-    """Offered parts of one kind, each with its current price as ``price_amount``,
-    ``price_observed_on`` and ``price_stale`` (all None when it has no price in ``currency``)."""
-    latest = Price.objects.filter(
-        part=OuterRef("pk"), price_kind=price_kind, currency=currency
-    ).order_by("-observed_on", "-id")
-    return (
-        model.objects.filter(active=True)
-        .annotate(
-            price_amount=Subquery(latest.values("amount")[:1]),
-            price_observed_on=Subquery(latest.values("observed_on")[:1]),
-        )
-        .annotate(
-            price_stale=ExpressionWrapper(
-                Q(price_observed_on__lt=price_stale_before(today=today)),
-                output_field=BooleanField(),
-            )
-        )
-        .order_by("sku")
+    rate_recorded_at = (
+        ExchangeRate.objects.order_by("-id").values_list("created_at", flat=True).first()
     )
+    changes = (part_changed_at, price_recorded_at, rate_recorded_at)
+    return max((when for when in changes if when), default=None)
+
+
+def _offered(model: type[Part]) -> QuerySet:
+    """Offered parts of one kind by SKU; their current price is ``current_prices_get``'s (in the
+    currency asked for, converted when it was observed in another one)."""
+    return model.objects.filter(active=True).order_by("sku")
 
 
 def offered_gpu_queryset(
     *,
-    currency: str,
     vendor: str | None = None,
     gpu_class: str | None = None,
     form_factor: str | None = None,
     min_memory_gb: int | None = None,
     ecc: bool | None = None,
-    today: dt.date | None = None,
 ) -> QuerySet:
-    """Offered GPUs by SKU, with their current purchase price in ``currency``.
+    """Offered GPUs by SKU.
 
     Each filter left at None is not applied.
     """
-    gpus = _offered_with_price(Gpu, currency=currency, price_kind=PriceKind.PURCHASE, today=today)
+    gpus = _offered(Gpu)
     if vendor is not None:
         gpus = gpus.filter(vendor__iexact=vendor)
     if gpu_class is not None:
@@ -82,18 +57,16 @@ def offered_gpu_queryset(
 
 def offered_cpu_queryset(
     *,
-    currency: str,
     vendor: str | None = None,
     socket: str | None = None,
     min_cores: int | None = None,
     server_grade: bool | None = None,
-    today: dt.date | None = None,
 ) -> QuerySet:
-    """Offered CPUs by SKU, with their current purchase price in ``currency``.
+    """Offered CPUs by SKU.
 
     Each filter left at None is not applied.
     """
-    cpus = _offered_with_price(Cpu, currency=currency, price_kind=PriceKind.PURCHASE, today=today)
+    cpus = _offered(Cpu)
     if vendor is not None:
         cpus = cpus.filter(vendor__iexact=vendor)
     if socket is not None:
@@ -115,19 +88,15 @@ _CHASSIS_ACCEPTS: dict[str, str] = {
 
 def offered_chassis_queryset(
     *,
-    currency: str,
     vendor: str | None = None,
     form_factor: str | None = None,
     min_gpu_slots: int | None = None,
     cooling: str | None = None,
     rack_mount: bool | None = None,
-    today: dt.date | None = None,
 ) -> QuerySet:
-    """Offered chassis by SKU with their current purchase price in ``currency``; ``form_factor``
+    """Offered chassis by SKU; ``form_factor``
     keeps the chassis that accept GPUs of that form factor. None skips a filter."""
-    chassis = _offered_with_price(
-        Chassis, currency=currency, price_kind=PriceKind.PURCHASE, today=today
-    )
+    chassis = _offered(Chassis)
     if vendor is not None:
         chassis = chassis.filter(vendor__iexact=vendor)
     if form_factor is not None:

@@ -1,13 +1,14 @@
 """The catalog snapshot: the offered parts with their current prices, as engine dataclasses.
 
-The builder and the advice work on a ``CatalogSnapshot``; it is built once per catalog version
-and currency, and kept per process until a part or a price changes.
+The builder and the advice work on a ``CatalogSnapshot``; it is built once per catalog version,
+exchange-rate version and currency, and kept per process until a part, a price or a rate
+changes. Prices observed in another currency are converted (``current_prices_get``) and the
+snapshot names the rates it converted them at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 
 from catalog.models import (
     Cable,
@@ -21,8 +22,12 @@ from catalog.models import (
     PriceKind,
     StorageServer,
 )
-from catalog.selectors.prices import current_price_queryset
-from catalog.selectors.versions import catalog_version_get, per_version_cache
+from catalog.selectors.prices import current_prices_get
+from catalog.selectors.versions import (
+    catalog_version_get,
+    exchange_rates_version_get,
+    per_version_cache,
+)
 from engine import parts
 from engine.money import Money
 from engine.parts import CatalogSnapshot
@@ -37,7 +42,7 @@ def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
     A part without a current purchase price in that currency is still listed (price None): the
     builder does not offer it, but staff screens can show it.
     """
-    version = catalog_version_get()
+    version = (catalog_version_get(), exchange_rates_version_get())
     cached = _SNAPSHOTS.get(currency)
     if cached is not None and cached[0] == version:
         return cached[1]
@@ -52,10 +57,13 @@ per_version_cache(_SNAPSHOTS.clear)
 
 
 def _snapshot_build(currency: str) -> CatalogSnapshot:
-    purchase = _price_lookup(price_kind=PriceKind.PURCHASE, currency=currency)
-    managed = _price_lookup(price_kind=PriceKind.MANAGED_MONTHLY, currency=currency)
+    purchases = current_prices_get(price_kind=PriceKind.PURCHASE, currency=currency)
+    fees = current_prices_get(price_kind=PriceKind.MANAGED_MONTHLY, currency=currency)
+    purchase, managed = purchases.money, fees.money
+    rates = {**purchases.rates, **fees.rates}
     return CatalogSnapshot(
         currency=currency,
+        exchange_rates=tuple(rates[code] for code in sorted(rates)),
         gpus=tuple(_gpu_spec(g, purchase, managed) for g in Gpu.objects.filter(active=True)),
         cpus=tuple(_cpu_spec(c, purchase) for c in Cpu.objects.filter(active=True)),
         memory=tuple(_memory_spec(m, purchase) for m in MemoryModule.objects.filter(active=True)),
@@ -73,18 +81,6 @@ def _snapshot_build(currency: str) -> CatalogSnapshot:
             for s in StorageServer.objects.filter(active=True)
         ),
     )
-
-
-def _price_lookup(*, price_kind: str, currency: str) -> PriceOf:
-    """The current prices of one kind in ``currency`` (one query), looked up by part id."""
-    rows = current_price_queryset(price_kind=price_kind, currency=currency)
-    amounts: dict[int, Decimal] = dict(rows.values_list("part_id", "amount"))
-
-    def price_of(part_id: int) -> Money | None:
-        amount = amounts.get(part_id)
-        return None if amount is None else Money(amount, currency)
-
-    return price_of
 
 
 def _gpu_spec(g: Gpu, purchase: PriceOf, managed: PriceOf) -> parts.GpuSpec:

@@ -25,6 +25,7 @@ from catalog.models import (
     PriceSourceKind,
     QuarantinedPrice,
 )
+from catalog.selectors.exchange_rates import conversion_rates_get
 from catalog.services.feed_rows import (
     CurrentPrice,
     FeedOutcome,
@@ -34,6 +35,8 @@ from catalog.services.feed_rows import (
     feed_chunk_sort,
 )
 from catalog.signals import PRICE_CHANGES_PER_EVENT
+from engine.exchange import convert_price
+from engine.money import CURRENCIES, Money
 
 BULK_BATCH_ROWS = 1000
 PRICE_KIND_BY_SOURCE_KIND = {
@@ -71,7 +74,7 @@ def part_chunk_apply(
     prices = Price.objects.filter(price_kind=price_kind)
     to_record, to_hold = feed_chunk_sort(
         keyed=keyed,
-        current=_part_prices_current(prices, part_ids={key[0] for key, _, _ in keyed}),
+        current=_part_prices_current(prices, keys={key for key, _, _ in keyed}),
         recorded_of=lambda pending: _part_prices_recorded(prices, pending),
         reviewed_of=lambda pending: _part_prices_reviewed(price_kind, pending),
         outcome=outcome,
@@ -116,17 +119,30 @@ def _part_rows_keyed(
 
 
 def _part_prices_current(
-    prices: QuerySet[Price], *, part_ids: set[int]
+    prices: QuerySet[Price], *, keys: set[SeriesKey]
 ) -> dict[SeriesKey, CurrentPrice]:
+    """The current price of each series (part, currency). A part with no price yet in that
+    currency is compared with its price in another one, converted at the day's rate, as the
+    configurations show it: a first euro price far from the dollar one is held for review too."""
     latest = prices.filter(part=OuterRef("part"), currency=OuterRef("currency")).order_by(
         "-observed_on", "-id"
     )
-    return {
+    current: dict[SeriesKey, CurrentPrice] = {
         (part_id, currency): (amount, observed_on)
         for part_id, currency, amount, observed_on in prices.filter(
-            part_id__in=part_ids, id=Subquery(latest.values("id")[:1])
+            part_id__in={part_id for part_id, _ in keys}, id=Subquery(latest.values("id")[:1])
         ).values_list("part_id", "currency", "amount", "observed_on")
     }
+    observed = dict(current)
+    missing = keys - observed.keys()
+    rates = conversion_rates_get() if missing else {}
+    for part_id, currency in missing:
+        other = next((code for code in CURRENCIES if (part_id, code) in observed), None)
+        if other is not None:
+            amount, observed_on = observed[(part_id, other)]
+            converted = convert_price(Money(amount, other), currency, rates).amount
+            current[(part_id, currency)] = (converted, observed_on)
+    return current
 
 
 def _part_prices_recorded(

@@ -25,7 +25,7 @@ Conventions
   (``conversion``), which the shell shows after the citation.
 """
 
-from .facts import COMMON, EPOCH, OFFERS, ONE, RATES, REGIONAL, ZERO, Fact
+from .facts import COMMON, EPOCH, OFFERS, ONE, RATE_CURRENCIES, RATES, REGIONAL, ZERO, Fact
 from .gpu_models import gpu_model_key, known_gpu_models
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 from .resolve import (
@@ -54,6 +54,7 @@ __all__ = [
     "OVERRIDE_SOURCE",
     "PER_MODEL",
     "RATES",
+    "RATE_CURRENCIES",
     "REGIONAL",
     "REGIONS",
     "SPECS",

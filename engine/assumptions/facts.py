@@ -62,6 +62,12 @@ RATES: Mapping[str, Fact] = MappingProxyType(
     }
 )
 
+# The currency each rate assumption is the price of, in units per euro.
+RATE_CURRENCIES: Mapping[str, str] = MappingProxyType({"usd_per_eur": "USD", "gbp_per_eur": "GBP"})
+# The day the built-in annual averages are dated with where a conversion needs a day: the last
+# day of the year they average (every price converted with them then says "2024 annual average").
+RATES_AS_OF = (2024, 12, 31)
+
 _CBRE = gettext_noop(
     "CBRE, North America Data Center Trends H2 2024 (26 Feb 2025): average monthly asking rate "
     "184.06 USD per kW for a 250-500 kW requirement in primary markets (https://www.cbre.com/"

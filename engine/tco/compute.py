@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
-from ..assumptions import Assumption
+from ..assumptions import RATE_CURRENCIES, Assumption
 from ..i18n import Message, gettext_noop
 from .hosting import FeeBasis, ManagedOffer
 from .inputs import (
@@ -215,9 +215,6 @@ def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
     return found
 
 
-_RATE_CURRENCY = {"usd_per_eur": "USD", "gbp_per_eur": "GBP"}
-
-
 def _converted_from(item: Assumption, code: str) -> bool:
     """Whether ``item`` was converted at the rate of ``code`` (its conversion quotes it)."""
     params = {} if item.conversion is None else item.conversion.params
@@ -236,7 +233,7 @@ def _shown(
     items = tuple(values)
     converted = {
         code
-        for code in _RATE_CURRENCY.values()
+        for code in RATE_CURRENCIES.values()
         if code == currency or any(_converted_from(item, code) for item in items)
     }
     set_by_sales = offer.basis is FeeBasis.OVERRIDE
@@ -265,6 +262,6 @@ def _used(
         return Option.MANAGED in priced
     if name.startswith("cloud_"):
         return bool(priced & {Option.CLOUD, Option.CLOUD_RESERVED})
-    if name in _RATE_CURRENCY:
-        return _RATE_CURRENCY[name] in converted
+    if name in RATE_CURRENCIES:
+        return RATE_CURRENCIES[name] in converted
     return True

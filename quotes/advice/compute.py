@@ -19,6 +19,7 @@ from engine.advice import sized_on, tco_configuration
 from engine.assumptions import Assumptions
 from engine.builder import Environment, Option, Tier
 from engine.configuration import GpuPreference
+from engine.exchange import rates_involved
 from engine.model_registry import get_model
 from engine.money import Money
 from engine.parts import GpuClass, GpuSpec
@@ -31,7 +32,6 @@ from quotes.advice.result import (
     AdviceResult,
     GpuChoice,
     ModelSummary,
-    PriceAge,
     Rental,
 )
 from quotes.advice.selectors import (
@@ -113,7 +113,8 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             service_tier=service_tier_get(code=inputs.service_tier or None, currency=currency),
         )
 
-    gpus = catalog_snapshot_get(currency=currency).gpus
+    snapshot = catalog_snapshot_get(currency=currency)
+    gpus = snapshot.gpus
     recommended = None
     on_recommended = None
     if chosen is not None:
@@ -152,11 +153,14 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         workstation_gpu=None if workstation is None else _choice(workstation, 1),
         on_workstation=None if workstation is None else sized_on(workload, workstation, 1),
         defaults=tuple(defaults[name] for name in SHOWN_DEFAULTS if name in defaults),
-        price_ages={
-            sku: PriceAge(age.observed_on, age.stale)
-            for sku, age in sorted(ages.items())
-            if sku in built_skus
-        },
+        price_ages={sku: age for sku, age in sorted(ages.items()) if sku in built_skus},
+        # The rates the built parts' prices were converted at (none when every one was observed
+        # in the answer's currency).
+        exchange_rates=rates_involved(
+            snapshot.exchange_rates,
+            (age.observed_in for sku, age in ages.items() if sku in built_skus),
+            currency,
+        ),
         performance=options_performance(workload, advice.build.options, gpus),
         managed_offers=MappingProxyType(managed),
         job=job,

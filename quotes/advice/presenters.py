@@ -8,7 +8,7 @@ words. Money is a decimal string next to its currency; memory in GB (10^9 bytes)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -17,6 +17,7 @@ from django.utils.translation import get_language, gettext_lazy
 from catalog.selectors.cloud_offers import CloudMarket, CloudOfferQuote
 from engine.assumptions import SPECS, Assumption, unit_message
 from engine.builder import BuildResult, Option, Tier
+from engine.exchange import DatedRate, convert, rates_involved
 from engine.i18n import Message
 from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
@@ -493,8 +494,13 @@ def option_to_dict(
     def age(sku: str) -> dict[str, Any]:
         found = ages.get(sku)
         if found is None:
-            return {"price_date": None, "stale": False}
-        return {"price_date": found.observed_on.isoformat(), "stale": found.stale}
+            return {"price_date": None, "stale": False, "price_observed_in": None}
+        return {
+            "price_date": found.observed_on.isoformat(),
+            "stale": found.stale,
+            # The currency the price was observed in, when it was converted (else null).
+            "price_observed_in": found.observed_in,
+        }
 
     parts = [
         {
@@ -551,8 +557,11 @@ def build_to_dict(
     price_ages: Mapping[str, Any] | None = None,
     performance: Mapping[Tier, Performance] | None = None,
     *,
+    exchange_rates: Iterable[DatedRate] = (),
     render: Render = text,
 ) -> dict[str, Any]:
+    """``exchange_rates``: the rates prices observed in another currency were converted at; the
+    answer names those its options' parts used."""
     return {
         "options": [
             option_to_dict(option, price_ages, performance, render=render)
@@ -561,7 +570,32 @@ def build_to_dict(
         "unmet": [render(message) for message in result.unmet],
         "notes": [render(message) for message in result.notes],
         "budget_needed": amount(result.budget_needed),
+        "exchange_rates": exchange_rates_to_list(exchange_rates, result.options, price_ages or {}),
     }
+
+
+def exchange_rates_to_list(
+    rates: Iterable[DatedRate], options: Iterable[Option], price_ages: Mapping[str, Any]
+) -> list[dict[str, str]]:
+    """The rates the parts of ``options`` were converted at: per currency, its rate per euro as
+    published, its day and its source (translated when it is a built-in one)."""
+    options = tuple(options)
+    if not options:
+        return []
+    observed = (
+        getattr(price_ages.get(line.sku), "observed_in", None)
+        for option in options
+        for line in option.parts
+    )
+    return [
+        {
+            "currency": rate.currency,
+            "per_eur": format(rate.per_eur, "f"),
+            "rate_date": rate.rate_date.isoformat(),
+            "source": gettext(rate.source),
+        }
+        for rate in rates_involved(rates, observed, options[0].totals.currency)
+    ]
 
 
 # --- A whole advice result ---------------------------------------------------------------------
@@ -591,7 +625,9 @@ def result_to_dict(result: AdviceResult, *, render: Render = localized_text) -> 
     tco = result.tco
     return {
         "sizing": sizing_to_dict(result.sizing, render=render),
-        "build": build_to_dict(result.build, result.price_ages, render=render),
+        "build": build_to_dict(
+            result.build, result.price_ages, exchange_rates=result.exchange_rates, render=render
+        ),
         "tco": None if tco is None else tco_to_dict(tco, render=render) | job_dict(result),
         "on_recommended": None
         if result.on_recommended is None
@@ -643,18 +679,46 @@ def reserved_cloud_price_to_dict(market: CloudMarket | None) -> dict[str, Any] |
     }
 
 
-def cloud_market_panel(market: CloudMarket | None, *, gpu_name: str) -> dict[str, Any] | None:
+def cloud_market_panel(
+    market: CloudMarket | None,
+    *,
+    gpu_name: str,
+    currency: str,
+    rates: Mapping[str, DatedRate],
+) -> dict[str, Any] | None:
     """The result page's market panel (templates/wizard/_market_offers.html): the cheapest
-    on-demand offers as published (Money, a date and the source of each) and the cheapest
+    on-demand offers as published (Money, a date and the source of each), each with its price in
+    the page's ``currency`` when it differs (converted at ``rates``, the day's), and the cheapest
     reserved price; ``None`` when there is nothing to show."""
     if market is None or not (market.on_demand or market.reserved):
         return None
+    rows = [
+        {
+            "offer": offer,
+            "converted": None
+            if offer.price_per_gpu_hour.currency == currency
+            else convert(offer.price_per_gpu_hour, currency, rates),
+        }
+        for offer in market.on_demand
+    ]
+    used = rates_involved(
+        rates.values(), (offer.price_per_gpu_hour.currency for offer in market.on_demand), currency
+    )
     return {
         "gpu_name": gpu_name,
-        "offers": market.on_demand,
-        "cheapest": market.on_demand[0] if market.on_demand else None,
+        "offers": rows,
+        "cheapest": rows[0] if rows else None,
         "reserved": market.reserved,
         "reserved_years": None
         if market.reserved is None
         else {"reserved_1y": 1, "reserved_3y": 3}.get(market.reserved.commitment),
+        "currency": currency,
+        "exchange_rates": [
+            {
+                "currency": rate.currency,
+                "per_eur": number_localized(rate.per_eur),
+                "source": gettext(rate.source),
+            }
+            for rate in used
+        ],
     }

@@ -8,7 +8,6 @@ Pure: no Django import.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -17,7 +16,9 @@ from typing import Any
 
 from engine.assumptions import Assumption
 from engine.builder import BuildResult, Option, Tier
+from engine.exchange import DatedRate
 from engine.money import Money
+from engine.parts import PriceAge
 from engine.recommendation import Recommendation, recommend
 from engine.serving import Performance
 from engine.sizing import Sizing
@@ -66,14 +67,6 @@ class GpuChoice:
 
 
 @dataclass(frozen=True, slots=True)
-class PriceAge:
-    """The date of a part's price the options were built with, and whether it was stale."""
-
-    observed_on: dt.date
-    stale: bool
-
-
-@dataclass(frozen=True, slots=True)
 class Rental:
     """The cheapest sound configuration, rented in managed hosting: no purchase to fund."""
 
@@ -116,6 +109,9 @@ class AdviceResult:
     # A budget below every sound configuration: renting the cheapest of them from the host
     # instead (None otherwise, and in results stored before it was offered).
     rental: Rental | None = None
+    # The reference rates the parts' prices observed in another currency were converted at
+    # (empty when none was, and in results stored before prices were converted where used).
+    exchange_rates: tuple[DatedRate, ...] = ()
 
     @property
     def chosen(self) -> Option | None:

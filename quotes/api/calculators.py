@@ -29,6 +29,7 @@ from gpuquote.api.errors import InputError
 from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (
     build_to_dict,
+    exchange_rates_to_list,
     job_to_dict,
     market_offers_to_list,
     model_entry_to_dict,
@@ -136,10 +137,14 @@ class ConfigurationsView(APIView):
             growth_gpus=envelope["growth_gpus"],
             always_on=envelope.get("uptime") == Uptime.ALWAYS_ON,
         )
-        performance = options_performance(
-            workload, advice.build.options, catalog_snapshot_get(currency=currency).gpus
+        snapshot = catalog_snapshot_get(currency=currency)
+        performance = options_performance(workload, advice.build.options, snapshot.gpus)
+        body = build_to_dict(
+            advice.build,
+            price_ages_get(currency=currency),
+            performance,
+            exchange_rates=snapshot.exchange_rates,
         )
-        body = build_to_dict(advice.build, price_ages_get(currency=currency), performance)
         options = {option.tier: option for option in advice.build.options}
         chosen = options.get(Tier.BALANCED) or next(iter(options.values()), None)
         body["recommendation"] = (
@@ -213,8 +218,10 @@ class TcoView(APIView):
                 recommend(built, sizing, tco=result, offer=result.managed_offer, job=job)
             )
         if built is not None:
-            body["configuration"] = option_to_dict(
-                built, price_ages_get(currency=currency), performance
+            ages = price_ages_get(currency=currency)
+            body["configuration"] = option_to_dict(built, ages, performance)
+            body["configuration_exchange_rates"] = exchange_rates_to_list(
+                catalog_snapshot_get(currency=currency).exchange_rates, (built,), ages
             )
         return body
 

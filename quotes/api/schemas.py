@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from catalog.api.serializers import ExchangeRateSerializer
 from engine.builder import Environment
 from engine.model_registry import Modality, ModelKind
 from engine.service_tiers import Coverage
@@ -230,6 +231,11 @@ class PartLineSchema(serializers.Serializer):
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     price_date = serializers.DateField(allow_null=True, help_text="When this price was observed.")
     stale = serializers.BooleanField(help_text="Older than PRICE_STALE_DAYS: check before buying.")
+    price_observed_in = serializers.CharField(
+        allow_null=True,
+        help_text="The currency the price was observed in when it was converted into the "
+        "answer's (at a rate of `exchange_rates`); null when it was not.",
+    )
     availability = serializers.ChoiceField(
         choices=["current", "end_of_life", "refurbished"],
         help_text="Whether the part is sold new (current); others are offered only when no "
@@ -439,6 +445,12 @@ class ConfigurationResponseSchema(serializers.Serializer):
         allow_null=True,
         help_text="When the budget was below every sound configuration: the price of the "
         "cheapest one (a budget of exactly this builds it). Null otherwise.",
+    )
+    exchange_rates = ExchangeRateSerializer(
+        many=True,
+        help_text="The euro reference rates the parts' prices observed in another currency were "
+        "converted at: the ECB's of the day, or its built-in 2024 annual average until one is "
+        "recorded. Empty when no price was converted.",
     )
     recommendation = RecommendationSchema(
         allow_null=True,
@@ -698,3 +710,10 @@ class TcoResponseSchema(serializers.Serializer):
         "options then read as running such jobs continuously. Null otherwise.",
     )
     configuration = OptionSchema(required=False)
+    configuration_exchange_rates = ExchangeRateSerializer(
+        many=True,
+        required=False,
+        help_text="With `configuration`: the rates its parts' prices were converted at, as "
+        "`exchange_rates` of POST /api/v1/configurations/ (the same as the `usd_per_eur` "
+        "assumption).",
+    )

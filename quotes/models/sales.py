@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import Country, CountryField
 
-from engine.exchange import inverse_published
+from engine.exchange import built_in_rates, inverse_published
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     CURRENCIES,
@@ -216,6 +216,14 @@ class Quote(models.Model):
         if self.currency == "EUR":
             return inverse_published(self.exchange_rate)
         return self.exchange_rate.normalize()
+
+    @property
+    def exchange_rate_built_in(self) -> bool:
+        """Whether the quote took the engine's built-in annual average (no ECB rate of the day
+        was recorded): its source, not a day, then says what the rate is."""
+        return self.exchange_rate_date is not None and self.exchange_rate_source in {
+            rate.source for rate in built_in_rates().values()
+        }
 
     def clean(self) -> None:
         """A member state's VAT number must be one of that state, check digits included (the

@@ -580,6 +580,10 @@ def result_context(
         "chosen": chosen,
         "unmet": build["unmet"],
         "budget_needed": build["budget_needed"],
+        "exchange_rates": [
+            rate | {"per_eur_shown": number_localized(Decimal(rate["per_eur"]))}
+            for rate in build["exchange_rates"]
+        ],
         "budget": inputs.budget,
         "tier_notes": build["notes"],
         "tco": tco,

@@ -6,6 +6,9 @@ rewritten by pytest: see tests/catalog/conftest.py).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tests.api_fixtures import auth
 
 GPUS = "/api/v1/catalog/gpus/"
@@ -15,8 +18,11 @@ CPUS = "/api/v1/catalog/cpus/"
 CHASSIS = "/api/v1/catalog/chassis/"
 PRICES = "/api/v1/catalog/prices/"
 ENDPOINTS = [GPUS, GPU_DETAIL, CPUS, CHASSIS, PRICES]
-# 13 GPUs, 10 chassis and 3 storage servers x 4 prices, 52 other parts x 2 (load_catalog)
-SEED_PRICES = 156
+SEED_FILE = Path(__file__).resolve().parents[2] / "catalog" / "data" / "catalog.json"
+# The price rows load_catalog writes (every part's observed prices).
+SEED_PRICES = sum(
+    len(part["prices"]) for part in json.loads(SEED_FILE.read_text(encoding="utf-8"))["parts"]
+)
 # The most rows one page carries (page_size is capped there).
 PAGE_MAX = 200
 

@@ -25,6 +25,7 @@ from tests.catalog.catalog_api import (
     assert_problem,
     skus_of,
 )
+from tests.factories import ecb_rates_load
 
 pytestmark = pytest.mark.django_db
 
@@ -62,9 +63,9 @@ def test_a_matching_if_none_match_is_a_304_without_a_body(client, raw_key, url):
 def test_a_304_is_decided_before_the_list_query_runs(client, raw_key, django_assert_num_queries):
     etag = api_get(client, GPUS, raw_key)["ETag"]
 
-    # key lookup, last change (2): no count, no page (the catalog version, 2 aggregates, was
-    # read by the first request and is trusted for DATA_VERSION_MS)
-    with CaptureQueriesContext(connection) as queries, django_assert_num_queries(3):
+    # key lookup, last change (3: parts, prices, rates): no count, no page (the data versions
+    # were read by the first request and are trusted for DATA_VERSION_MS)
+    with CaptureQueriesContext(connection) as queries, django_assert_num_queries(4):
         response = api_get(client, GPUS, raw_key, **{"If-None-Match": etag})
 
     assert response.status_code == 304
@@ -98,6 +99,22 @@ def test_a_new_price_changes_the_etag(client, raw_key):
     assert again["ETag"] != first["ETag"]
     prices = {row["sku"]: row["price"]["amount"] for row in again.json()["results"]}
     assert prices[H100] == "20000.00"
+
+
+@pytest.mark.usefixtures("loaded_catalog")
+def test_a_new_reference_rate_changes_the_etag_and_the_converted_prices(client, raw_key):
+    first = api_get(client, GPUS, raw_key)
+    ecb_rates_load()  # USD 1.0853 on 2026-12-04, the latest
+
+    again = api_get(client, GPUS, raw_key, **{"If-None-Match": first["ETag"]})
+
+    assert again.status_code == 200
+    assert again["ETag"] != first["ETag"]
+    before = {row["sku"]: row["price"] for row in first.json()["results"]}
+    after = {row["sku"]: row["price"] for row in again.json()["results"]}
+    assert before[H100]["exchange_rate"]["per_eur"] == "1.0824"  # built in
+    assert after[H100]["exchange_rate"]["per_eur"] == "1.0853"  # the ECB's of 2026-12-04
+    assert Decimal(after[H100]["amount"]) < Decimal(before[H100]["amount"])
 
 
 @pytest.mark.usefixtures("loaded_catalog")

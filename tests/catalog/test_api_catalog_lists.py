@@ -18,7 +18,8 @@ from django.utils import timezone
 from catalog.models import Chassis, Cpu, Gpu, Part, Price, PriceKind
 from catalog.selectors import current_price_queryset, price_is_stale
 from catalog.services import price_record
-from engine.money import CURRENCIES
+from engine.exchange import built_in_rates, convert_price
+from engine.money import CURRENCIES, Money
 from tests.catalog.catalog_api import (
     CHASSIS,
     CPUS,
@@ -55,6 +56,8 @@ def _current_prices() -> dict[tuple[str, str, str], Price]:
 
 @pytest.mark.usefixtures("loaded_catalog")
 def test_gpus_are_the_offered_ones_by_sku_with_their_current_eur_purchase_price(client, raw_key):
+    """The seed prices are observed in USD: in euros they are converted at the day's rate (no
+    ECB rate recorded here: the built-in annual average), and say so."""
     Gpu.objects.filter(sku="NVIDIA-RTX4090-24GB").update(active=False)
     unpriced = gpu_make(sku="ZZ-UNPRICED")
 
@@ -68,6 +71,7 @@ def test_gpus_are_the_offered_ones_by_sku_with_their_current_eur_purchase_price(
     rows = {row["sku"]: row for row in body["results"]}
     assert rows[unpriced.sku]["price"] is None
     h200 = rows["NVIDIA-H200-SXM5-141GB"]
+    rates = built_in_rates()
     assert h200.pop("source") == Gpu.objects.get(sku="NVIDIA-H200-SXM5-141GB").source
     assert h200 == {
         "sku": "NVIDIA-H200-SXM5-141GB",
@@ -87,12 +91,20 @@ def test_gpus_are_the_offered_ones_by_sku_with_their_current_eur_purchase_price(
         "mig": True,
         "pcie_gen": 5,
         "price": {
-            "amount": "28879.31",
+            "amount": str(convert_price(Money(Decimal(33500), "USD"), "EUR", rates).amount),
             "currency": "EUR",
             "observed_on": "2026-10-15",
             "stale": price_is_stale(dt.date(2026, 10, 15)),
+            "observed_currency": "USD",
+            "exchange_rate": {
+                "currency": "USD",
+                "per_eur": str(rates["USD"].per_eur),
+                "rate_date": rates["USD"].rate_date.isoformat(),
+                "source": rates["USD"].source,
+            },
         },
     }
+    assert h200["price"]["amount"] == "30949.74"  # 33,500 / 1.0824, to the cent
 
 
 @pytest.mark.usefixtures("loaded_catalog")
@@ -123,6 +135,8 @@ def test_the_price_follows_the_requested_currency_and_the_latest_observation(cli
         "currency": "USD",
         "observed_on": timezone.localdate().isoformat(),
         "stale": False,
+        "observed_currency": "USD",
+        "exchange_rate": None,
     }
     assert prices["NVIDIA-H200-SXM5-141GB"]["amount"] == "33500.00"
 
@@ -218,11 +232,14 @@ def test_prices_are_the_current_ones_of_offered_parts_one_row_each(client, raw_k
         source="supplier quote 42",
     )
     Part.objects.filter(sku="NVIDIA-RTX4090-24GB").update(active=False)
+    withdrawn = Price.objects.filter(part__sku="NVIDIA-RTX4090-24GB").count()
 
     count, rows = all_rows(client, f"{PRICES}?page_size=200", raw_key)
 
     expected = _current_prices()
-    assert count == len(expected) == SEED_PRICES - 2  # the withdrawn GPU's 2 prices
+    # The seed's observed prices, the new one (a EUR observation) less the withdrawn GPU's
+    assert withdrawn > 0
+    assert count == len(expected) == SEED_PRICES + 1 - withdrawn
     assert [(r["sku"], r["price_kind"], r["currency"]) for r in rows] == sorted(expected)
     row = next(
         r for r in rows if (r["sku"], r["price_kind"], r["currency"]) == (H100, "purchase", "EUR")
@@ -247,8 +264,8 @@ PRICE_FILTERS = [
     ("stale=true", lambda key, price: price_is_stale(price.observed_on)),
     ("stale=false", lambda key, price: not price_is_stale(price.observed_on)),
     (
-        "part_kind=chassis&price_kind=purchase&currency=EUR",
-        lambda key, price: key[1:] == ("purchase", "EUR") and price.part.kind == "chassis",
+        "part_kind=gpu&price_kind=purchase&currency=EUR",
+        lambda key, price: key[1:] == ("purchase", "EUR") and price.part.kind == "gpu",
     ),
 ]
 
@@ -334,6 +351,7 @@ def test_lists_are_paginated(client, raw_key):
 @pytest.mark.usefixtures("loaded_catalog")
 def test_page_size_is_capped_at_200(client, raw_key):
     extra = PAGE_MAX + 10 - SEED_PRICES  # more prices than one page holds
+    assert extra > 0
     for index in range(extra):
         price_record(
             part=gpu_make(sku=f"ZZ-{index:03}"),
@@ -355,13 +373,13 @@ def test_page_size_is_capped_at_200(client, raw_key):
 @pytest.mark.parametrize(
     ("url", "query", "num_queries"),
     [
-        # key lookup, last change (2), count, page (the catalog version: read by the request
-        # before, trusted for DATA_VERSION_MS)
-        (GPUS, "", 5),
-        (CPUS, "", 5),
-        (CHASSIS, "", 5),
-        (PRICES, "page_size=200", 5),
-        (GPU_DETAIL, "", 4),  # no count
+        # key lookup, last change (3: parts, prices, rates), count, page (the data versions
+        # and the current prices: read by the request before, kept)
+        (GPUS, "", 6),
+        (CPUS, "", 6),
+        (CHASSIS, "", 6),
+        (PRICES, "page_size=200", 6),
+        (GPU_DETAIL, "", 5),  # no count
     ],
 )
 def test_a_list_costs_a_fixed_number_of_queries(

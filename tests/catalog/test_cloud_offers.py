@@ -27,6 +27,7 @@ from catalog.feeds.cloud_offers import CloudOfferRow, iter_cloud_offers
 from catalog.models import CloudOffer, CloudPrice, PriceSource, RunStatus
 from catalog.selectors.cloud_offers import cheapest_cloud_offers
 from catalog.selectors.versions import cloud_prices_version_get, versions_forget
+from engine.exchange import built_in_rates
 from engine.money import Money
 from quotes.advice.presenters import cloud_market_panel
 from quotes.advice.selectors import cloud_market_for_gpu_get
@@ -418,6 +419,11 @@ def test_the_tco_answer_has_no_offers_before_any_run(client):
     assert (body["market_offers"], body["reserved_cloud_price"]) == ([], None)
 
 
+def _panel(market):
+    """The panel of a euro page, no ECB rate recorded (the built-in averages)."""
+    return cloud_market_panel(market, gpu_name="H100 SXM", currency="EUR", rates=built_in_rates())
+
+
 @pytest.mark.django_db
 def test_the_market_panel_names_the_offers_with_their_date_and_source_folded():
     refresh(offers_source(SAMPLE_ZIP))
@@ -435,12 +441,15 @@ def test_the_market_panel_names_the_offers_with_their_date_and_source_folded():
     with translation.override("en"):
         html = render_to_string(
             "wizard/_market_offers.html",
-            {"market": cloud_market_panel(market, gpu_name="H100 SXM")},
+            {"market": _panel(market)},
         )
 
     assert html.count('<tr><th scope="row">') == 5
     assert "Cheapest on-demand H100 SXM: Lambda, us-west-1, $2.49 per GPU-hour" in html
-    assert "in US dollars as published (not converted)" in html
+    # and in euros at the built-in ECB average: 2.49 / 1.0824 = 2.3004...
+    assert "About €2.30 per GPU-hour." in html
+    assert "in US dollars as published. In EUR at 1 EUR = 1.0824 USD (ECB euro reference" in html
+    assert html.count('<td class="num">€') == 5  # each offer's euro column
     assert html.count("gpuhunt</td>") == 5
     assert "Cheapest reserved price: Google Cloud, 1 year, €7.67 per GPU-hour" in html
     assert '<details class="market-offers" id="market">' in html  # folded: no "open"
@@ -450,7 +459,7 @@ def test_the_market_panel_names_the_offers_with_their_date_and_source_folded():
 def test_no_market_panel_without_offers():
     market = cloud_market_for_gpu_get(gpu_model="H100 SXM", currency="EUR")
 
-    assert cloud_market_panel(market, gpu_name="H100 SXM") is None
+    assert _panel(market) is None
     assert cloud_market_for_gpu_get(gpu_model="T4", currency="USD") is None
 
 

@@ -73,21 +73,23 @@ def test_every_sample_feed_applies_without_errors_and_twice_is_a_no_op():
 
     first = run_all()
 
-    # CPU and NIC list prices did not move (13 + 6 rows per purchase feed): unchanged.
+    # CPU and NIC list prices did not move (13 + 6 rows of the dollar feed): unchanged. The
+    # seed is priced in dollars only, so every euro row is a first euro observation, recorded:
+    # none is further than the quarantine threshold from the dollar price converted.
     assert first == {
-        "supplier-eur.csv": (RunStatus.APPLIED, 57, 38, 19, 0, 0),
+        "supplier-eur.csv": (RunStatus.APPLIED, 57, 57, 0, 0, 0),
         "supplier-usd.json": (RunStatus.APPLIED, 57, 38, 19, 0, 0),
         "hosting-eur.csv": (RunStatus.APPLIED, 22, 22, 0, 0, 0),
         "cloud-usd.csv": (RunStatus.APPLIED, 25, 25, 0, 0, 0),
         "cloud-eur.json": (RunStatus.APPLIED, 9, 9, 0, 0, 0),
     }
-    assert Price.objects.count() == prices_before + 38 + 38 + 22
+    assert Price.objects.count() == prices_before + 57 + 38 + 22
     assert CloudPrice.objects.count() == 34
 
     second = run_all()
 
     assert {path: result[2] for path, result in second.items()} == dict.fromkeys(first, 0)
-    assert Price.objects.count() == prices_before + 98
+    assert Price.objects.count() == prices_before + 57 + 38 + 22
 
 
 @pytest.mark.usefixtures("seed_catalog")

@@ -1,15 +1,18 @@
 """The seed loader is idempotent and keeps price history."""
 
 import copy
+import importlib
 import json
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import CommandError, call_command
 
 from catalog.models import Gpu, Part, Price
 from catalog.services import CatalogDataError, catalog_load
+from tests.factories import gpu_make, price_make
 
 pytestmark = pytest.mark.django_db
 
@@ -116,13 +119,36 @@ def test_the_seed_file_loads_and_reloads_as_a_no_op(capsys):
     assert counts["chassis"] >= 6
 
 
-def test_every_seed_part_and_price_is_sourced_and_priced_in_both_currencies():
+def test_every_seed_part_is_sourced_and_priced_as_observed_in_usd_without_converted_copies():
     parts = json.loads(SEED_FILE.read_text(encoding="utf-8"))["parts"]
     for entry in parts:
         assert entry["source"].strip(), entry["sku"]
-        currencies = {p["currency"] for p in entry["prices"] if p["price_kind"] == "purchase"}
-        assert currencies == {"EUR", "USD"}, entry["sku"]
+        currencies = [p["currency"] for p in entry["prices"] if p["price_kind"] == "purchase"]
+        # Prices in euros are converted where they are used, at the day's ECB rate
+        assert currencies == ["USD"], entry["sku"]
         assert all(p["source"].strip() for p in entry["prices"]), entry["sku"]
+        assert all("planning rate" not in p["source"] for p in entry["prices"]), entry["sku"]
+
+
+def test_the_migration_drops_only_the_seed_s_planning_rate_copies():
+    migration = importlib.import_module(
+        "catalog.migrations.0015_seed_prices_observed_currency_only"
+    )
+    gpu = gpu_make(sku="GPU-X")
+    observed = price_make(gpu, amount=Decimal("1160.00"), currency="USD")
+    copy = price_make(
+        gpu,
+        amount=Decimal("1000.00"),
+        currency="EUR",
+        source="Estimate. -- EUR converted at the GPUQuote planning rate 1 EUR = 1.16 USD "
+        "(fixed for every 2026-10-15 price)",
+    )
+    staff = price_make(gpu, amount=Decimal("990.00"), currency="EUR", source="supplier quote 7")
+
+    migration.drop_planning_rate_copies(django_apps, None)
+
+    assert set(Price.objects.values_list("pk", flat=True)) == {observed.pk, staff.pk}
+    assert not Price.objects.filter(pk=copy.pk).exists()
 
 
 def test_the_seed_catalog_has_the_required_gpus():

@@ -98,16 +98,16 @@ from catalog.models import Gpu, Price, PriceSource, QuarantinedPrice
 from quotes.models import RegionAssumption
 
 def current(sku):
-    return Price.objects.filter(part__sku=sku, price_kind="purchase", currency="EUR").order_by(
+    return Price.objects.filter(part__sku=sku, price_kind="purchase", currency="USD").order_by(
         "-observed_on", "-id").first().amount
 
 def feed(sku, amount, name):
     from catalog.services.refresh import price_source_refresh
     pathlib.Path(os.environ["PRICE_FEED_FILE_ROOT"], name + ".csv").write_text(
         "sku,price,currency,observed_on,source\\n"
-        f"{sku},{amount:.2f},EUR,{timezone.localdate().isoformat()},{name}\\n")
+        f"{sku},{amount:.2f},USD,{timezone.localdate().isoformat()},{name}\\n")
     source = PriceSource.objects.create(
-        name=name, kind="supplier", location=name + ".csv", format="csv", currency="EUR")
+        name=name, kind="supplier", location=name + ".csv", format="csv", currency="USD")
     run = price_source_refresh(source_id=source.pk, trigger="manual")
     print("run", run.status, run.rows_changed, run.rows_quarantined)
 """

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.service_tiers import service_tier_get
 from engine.advice import Advice
 from engine.builder import Environment, Tier
@@ -29,6 +30,7 @@ from quotes.sales.selectors import quote_workload_get
 from quotes.sales.services.common import (
     SERVICE_TIER_ROLE,
     LineInput,
+    conversion_recorded,
     event_record,
     line_input,
     lines_create,
@@ -137,14 +139,21 @@ def quote_option_apply(
     )
     kept = [line for line in revision.lines.order_by("position") if line.kind != "part"]
     revision.lines.all().delete()
+    ages = price_ages_get(currency=quote.currency)
+    rates = {r.currency: r for r in catalog_snapshot_get(currency=quote.currency).exchange_rates}
     parts = [
-        LineInput(
-            kind=LineKindChoices.PART,
-            sku=part.sku,
-            description=part.name,
-            quantity=Decimal(part.total_quantity(option.servers)),
-            unit_price=part.unit_price.amount,
-            role=part.role,
+        conversion_recorded(
+            LineInput(
+                kind=LineKindChoices.PART,
+                sku=part.sku,
+                description=part.name,
+                quantity=Decimal(part.total_quantity(option.servers)),
+                unit_price=part.unit_price.amount,
+                role=part.role,
+            ),
+            None if part.sku not in ages else ages[part.sku].observed_in,
+            quote.currency,
+            rates,
         )
         for part in option.parts
     ]

@@ -13,7 +13,7 @@ changes it afterwards; ``quote_reprice`` copies today's prices into a new revisi
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -26,7 +26,8 @@ from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
-from engine.money import CURRENCIES, round_money
+from engine.exchange import DatedRate, convert_price, rate_between, rate_rounded
+from engine.money import CURRENCIES, Money, round_money
 from engine.pricing import PricingError, QuoteTotals
 from engine.service_tiers import ServiceTier
 from engine.workflow import (
@@ -83,6 +84,17 @@ class LineInput:
     exchange_rate: Decimal | None = None
     source_currency: str = ""
     role: str = ""  # the builder's "boot" / "data" for drives
+
+
+def conversion_recorded(
+    line: LineInput, observed_in: str | None, currency: str, rates: Mapping[str, DatedRate]
+) -> LineInput:
+    """A catalog line whose price was observed in another currency (and converted at ``rates``,
+    as the configurations were) records that currency and the rate, shown beside the line."""
+    if not observed_in or observed_in == currency:
+        return line
+    rate = rate_rounded(rate_between(observed_in, currency, rates))
+    return replace(line, exchange_rate=rate, source_currency=observed_in)
 
 
 def event_record(
@@ -202,7 +214,7 @@ def catalog_price(quote: Quote, part: Part) -> LineInput:
                 sku=part.sku,
                 description=description,
                 quantity=Decimal(1),
-                unit_price=round_money(price.amount * quote.exchange_rate),
+                unit_price=_converted(quote, Money(price.amount, other)),
                 exchange_rate=quote.exchange_rate,
                 source_currency=other,
             )
@@ -210,6 +222,18 @@ def catalog_price(quote: Quote, part: Part) -> LineInput:
         gettext("%(sku)s has no current price in %(currency)s.")
         % {"sku": part.sku, "currency": quote.currency}
     )
+
+
+def _converted(quote: Quote, price: Money) -> Decimal:
+    """``price`` in the quote's currency. At a reference rate, through its rate per euro as
+    published, as the configurations convert (so the quote's line and the customer's result
+    page agree to the cent); a rate staff typed multiplies."""
+    per_eur = quote.exchange_rate_per_eur
+    if per_eur is None:
+        return round_money(price.amount * (quote.exchange_rate or Decimal(1)))
+    code = quote.exchange_rate_currency
+    rate = DatedRate(code, per_eur, quote.exchange_rate_date or dt.date.min, "")
+    return convert_price(price, quote.currency, {code: rate}).amount
 
 
 def line_repriced(quote: Quote, line: QuoteLine) -> LineInput:

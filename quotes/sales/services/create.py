@@ -47,6 +47,7 @@ from quotes.models import (
 from quotes.sales.request_summary import managed_contract
 from quotes.sales.services.common import (
     LineInput,
+    conversion_recorded,
     event_record,
     lines_create,
     service_tier_line,
@@ -134,14 +135,21 @@ def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[L
     servers = option.servers
     if advice.inputs.deployment == "managed":
         return _managed_lines(advice, option, language)
+    rates = {rate.currency: rate for rate in advice.exchange_rates}
+    ages = advice.price_ages
     return [
-        LineInput(
-            kind=LineKindChoices.PART,
-            sku=part.sku,
-            description=part.name,
-            quantity=Decimal(part.total_quantity(servers)),
-            unit_price=part.unit_price.rounded().amount,
-            role=part.role,
+        conversion_recorded(
+            LineInput(
+                kind=LineKindChoices.PART,
+                sku=part.sku,
+                description=part.name,
+                quantity=Decimal(part.total_quantity(servers)),
+                unit_price=part.unit_price.rounded().amount,
+                role=part.role,
+            ),
+            None if part.sku not in ages else ages[part.sku].observed_in,
+            option.totals.currency,
+            rates,
         )
         for part in option.parts
     ]

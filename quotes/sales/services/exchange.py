@@ -1,5 +1,6 @@
-"""The exchange rate a quote converts catalog prices with, by default the ECB's reference rate of
-the quote's date (``catalog.selectors.exchange_rates``), recorded with its date and source."""
+"""The exchange rate a quote converts catalog prices with, by default the one every conversion of
+the quote's date uses (``conversion_rates_get``: the ECB's reference rate, else the engine's
+built-in annual average), recorded with its date and source."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from catalog.selectors.exchange_rates import RATE_SOURCE, exchange_rates_get
+from catalog.selectors.exchange_rates import conversion_rates_get
 from engine.exchange import EUR, rate_between, rate_rounded, rates_oldest_date
 from engine.money import CURRENCIES
 from quotes.models import Quote
@@ -22,19 +23,19 @@ class QuoteRate:
     source: str
 
 
-def quote_rate_default(*, currency: str, on: dt.date) -> QuoteRate | None:
-    """The reference rate of ``on`` (the latest published by then) between ``currency`` and the
-    other quote currency, or None when the ECB's rates are not recorded."""
+def quote_rate_default(*, currency: str, on: dt.date) -> QuoteRate:
+    """The rate of ``on`` between ``currency`` and the other quote currency: the one the
+    configurations and the TCO of that day convert with, so a quote prices a part as the
+    customer's result page did."""
     other = next(code for code in CURRENCIES if code != currency)
     needed = tuple(code for code in (currency, other) if code != EUR)
-    rates = exchange_rates_get(currencies=needed, on=on)
-    rate_date = rates_oldest_date(rates, *needed)
-    if len(rates) != len(needed) or rate_date is None:
-        return None
+    rates = conversion_rates_get(on=on)
+    # Of two quote currencies one is not the euro: the date is always found.
+    rate_date = rates_oldest_date(rates, *needed) or on
     return QuoteRate(
         rate=rate_rounded(rate_between(other, currency, rates)),
         rate_date=rate_date,
-        source=RATE_SOURCE.format(date=rate_date.isoformat()),
+        source="; ".join(dict.fromkeys(rates[code].source for code in needed)),
     )
 
 
@@ -45,8 +46,5 @@ def quote_rate_apply(quote: Quote, *, on: dt.date) -> None:
         quote.exchange_rate_date, quote.exchange_rate_source = None, ""
         return
     default = quote_rate_default(currency=quote.currency, on=on)
-    if default is None:
-        quote.exchange_rate_date, quote.exchange_rate_source = None, ""
-        return
     quote.exchange_rate = default.rate
     quote.exchange_rate_date, quote.exchange_rate_source = default.rate_date, default.source

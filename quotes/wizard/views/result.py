@@ -14,6 +14,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from catalog.selectors.exchange_rates import conversion_rates_get
 from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from engine.workload import WorkloadError
@@ -76,7 +77,12 @@ def _result_page(
     gpu = advice.recommended_gpu
     if gpu is not None:
         market = cloud_market_for_gpu_get(gpu_model=gpu.name, currency=advice.inputs.currency)
-        context["cloud_market"] = cloud_market_panel(market, gpu_name=gpu.name)
+        context["cloud_market"] = cloud_market_panel(
+            market,
+            gpu_name=gpu.name,
+            currency=advice.inputs.currency,
+            rates=conversion_rates_get(),
+        )
     context["quote_form"] = quote_form or QuoteRequestForm()
     context["reprice_form"] = reprice_form or RepriceForm(
         initial=RepriceForm.initial_from(advice.inputs),

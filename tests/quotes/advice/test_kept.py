@@ -35,7 +35,7 @@ def test_the_same_question_is_computed_once_per_data_version():
         assert again is first
         assert other.result.inputs.horizon_years == 5
 
-        price = Price.objects.filter(price_kind="purchase", currency="EUR").latest("id")
+        price = Price.objects.filter(price_kind="purchase", currency="USD").latest("id")
         price.pk = None
         price.amount += 1
         price.save()  # a new price: a new data version

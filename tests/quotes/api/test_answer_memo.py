@@ -19,6 +19,7 @@ from engine.model_registry import all_models
 from quotes.advice.services import region_assumptions_seed
 from quotes.api import calculators, memo
 from quotes.models import RegionAssumption
+from tests.factories import ecb_rates_load
 from tests.quotes.advice.test_expert_scenarios import SCENARIOS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seed_catalog")]
@@ -138,17 +139,36 @@ def _first_gpu(client) -> Gpu:
 def test_a_new_price_from_a_feed_changes_the_next_answer(client):
     before = _price_of_the_first_option(client)
     gpu = _first_gpu(client)
-    current = Price.objects.filter(part=gpu, price_kind="purchase", currency="EUR").latest("id")
+    current = Price.objects.filter(part=gpu, price_kind="purchase", currency="USD").latest("id")
     Price.objects.create(
         part=gpu,
         price_kind=current.price_kind,
-        currency="EUR",
+        currency="USD",
         amount=current.amount + 1000,
         observed_on=timezone.localdate(),
         source="test feed",
     )
 
     assert _price_of_the_first_option(client) != before
+
+
+def test_a_new_ecb_rate_changes_the_next_answer_in_euros(client):
+    """The seed prices are observed in USD: a euro answer converts them at the day's rate, so
+    a rate the ECB feed records reprices the next answer (and is named in it)."""
+    before = _post(client, CONFIGURATIONS, ASK_8B).json()
+    ecb_rates_load()  # USD 1.0853 on 2026-12-04, the latest
+
+    after = _post(client, CONFIGURATIONS, ASK_8B).json()
+
+    assert [r["per_eur"] for r in before["exchange_rates"]] == ["1.0824"]  # built in
+    observed = {part["price_observed_in"] for part in before["options"][0]["parts"]}
+    assert observed == {"USD"}  # the seed is priced in dollars
+    assert [r["per_eur"] for r in after["exchange_rates"]] == ["1.0853"]
+    assert after["exchange_rates"][0]["source"] == "ECB euro reference rate of 2026-12-04"
+    # More dollars per euro: fewer euros for the same dollar prices
+    assert Decimal(after["options"][0]["totals"]["price"]) < Decimal(
+        before["options"][0]["totals"]["price"]
+    )
 
 
 def test_an_admin_edit_of_a_part_changes_the_next_answer(client):

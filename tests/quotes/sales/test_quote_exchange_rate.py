@@ -13,11 +13,12 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from catalog.models import PriceSource
-from catalog.services import price_source_refresh
+from engine.exchange import rate_rounded
+from quotes.advice import kept
 from quotes.advice.selectors import assumptions_get, priced_assumptions_get
+from quotes.models import QuoteOrigin, WizardResult
 from quotes.sales import services
-from tests.factories import gpu_make, price_make
+from tests.factories import advice_inputs_make, ecb_rates_load, gpu_make, price_make
 from tests.quotes.sales.test_quote_pdf_seller import _text
 from tests.quotes.sales.test_quote_services import TODAY, _user, quote_make
 
@@ -33,17 +34,7 @@ def rep(django_user_model):
 
 @pytest.fixture
 def ecb_rates():
-    source = PriceSource.objects.create(
-        name="ECB euro reference rates",
-        kind="exchange_rates",
-        location="ecb-eurofxref-hist-90d.xml",
-        format="xml",
-        currency="EUR",
-        schedule="30 16 * * 1-5",
-    )
-    run = price_source_refresh(source_id=source.pk)
-    assert run.rows_changed == 87
-    return source
+    return ecb_rates_load()
 
 
 @pytest.fixture
@@ -107,15 +98,26 @@ def test_a_weekend_quote_takes_the_last_published_rate(rep, ecb_rates):
     )
 
 
-def test_without_recorded_rates_the_quote_has_no_rate(rep):
+def test_without_recorded_rates_the_quote_takes_the_built_in_annual_average_and_says_so(
+    client, rep
+):
     quote = quote_make(rep, currency="USD")
+    client.force_login(rep)
 
     quote.refresh_from_db()
-    assert (quote.exchange_rate, quote.exchange_rate_date, quote.exchange_rate_source) == (
-        None,
-        None,
-        "",
+    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    pdf = _text(quote)
+
+    assert (quote.exchange_rate, quote.exchange_rate_date) == (
+        Decimal("1.082400"),
+        dt.date(2024, 12, 31),
     )
+    assert quote.exchange_rate_source.startswith("ECB euro reference exchange rate, 2024 annual")
+    assert quote.exchange_rate_built_in
+    said = "1 EUR = 1.0824 USD, ECB euro reference exchange rate, 2024 annual average"
+    assert said in page
+    assert said in " ".join(pdf.split())
+    assert "ECB reference rate of" not in page  # not the rate of a day
 
 
 def test_a_rate_typed_by_staff_wins_and_has_no_ecb_date(rep, ecb_rates):
@@ -213,3 +215,68 @@ def test_figures_published_in_dollars_are_converted_at_the_ecb_rate(ecb_rates):
         Decimal("1.0853"),
         Decimal("0.84215"),
     }
+
+
+# --- Catalog prices observed in dollars, in a euro result and its quote ------------------------
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_quote_from_a_euro_result_prices_each_dollar_part_as_the_result_did_and_says_at_what(
+    rep,
+):
+    computed = kept.computed_get(
+        advice_inputs_make(
+            workload={"task": "inference", "model": "llama-3.1-8b"}, deployment="on_premises"
+        )
+    )
+    advice = computed.result
+    result = WizardResult.objects.create(language="en", answers={}, result=computed.stored)
+
+    quote = services.quote_create_from_result(
+        user=None,
+        result=result,
+        advice=advice,
+        customer={
+            "company": "Acme",
+            "contact_name": "Ada",
+            "email": "a@example.com",
+            "country": "FR",
+        },
+        origin=QuoteOrigin.PARTNER_API,
+    )
+
+    # The seed is priced in dollars: the result converted at the built-in ECB average...
+    assert [(r.currency, r.per_eur) for r in advice.exchange_rates] == [("USD", Decimal("1.0824"))]
+    assert {age.observed_in for age in advice.price_ages.values()} == {"USD"}
+    # ...and every part line of its quote carries the result's price and that rate
+    chosen, revision = advice.chosen, quote.current_revision
+    assert chosen is not None
+    assert revision is not None
+    lines = revision.lines.filter(kind="part").order_by("position")
+    assert [(line.sku, line.unit_price) for line in lines] == [
+        (part.sku, part.unit_price.rounded().amount) for part in chosen.parts
+    ]
+    euro_per_dollar = rate_rounded(Decimal(1) / Decimal("1.0824"))
+    assert {(line.source_currency, line.exchange_rate) for line in lines} == {
+        ("USD", euro_per_dollar)
+    }
+    assert (quote.exchange_rate, quote.exchange_rate_built_in) == (euro_per_dollar, True)
+    # Repricing the quote at its own rate gives the same cents
+    repriced = services.quote_reprice(user=rep, quote=quote)
+    assert [
+        line.unit_price for line in repriced.lines.filter(kind="part").order_by("position")
+    ] == [line.unit_price for line in lines]
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_the_result_page_and_the_configurations_api_name_the_rate_of_the_conversion(client):
+    computed = kept.computed_get(
+        advice_inputs_make(workload={"task": "inference", "model": "llama-3.1-8b"})
+    )
+    result = WizardResult.objects.create(language="en", answers={}, result=computed.stored)
+
+    page = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
+
+    assert "Prices observed in USD are converted at 1 EUR = 1.0824 USD (ECB euro reference" in (
+        " ".join(page.split())
+    )

@@ -75,6 +75,8 @@ def test_checklist_pdf_has_the_five_points_and_the_customers_figures(client):
     assert "Llama 3.1 8B" in text  # the answers
     assert "Assumptions and sources" in text
     assert "Eurostat" in text or "SDES" in text  # a source of the electricity price
+    # The seed's dollar prices, in euros: the rate they were converted at
+    assert "Prices observed in USD are converted at 1 EUR = 1.0824 USD (ECB euro reference" in text
 
 
 def test_checklist_pdf_is_in_the_results_language(client):
@@ -92,6 +94,7 @@ def test_checklist_pdf_is_in_the_results_language(client):
     with translation.override("fr"):
         formatted = money_format(advice.tco.on_premises.total.amount, "EUR", places=0)
     assert re.sub(r"[\u00a0\u202f]", " ", formatted) in text  # 72 610 €, French style
+    assert "Les prix relevés en USD sont convertis à 1 EUR = 1,0824 USD (BCE" in text
     memory = _one_decimal(advice.sizing.memory_gb.total)
     assert str(memory).replace(".", ",") + " Go" in text  # gigaoctets, the French unit
     assert re.search(r" 1 / \d+", text)  # page numbers

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from catalog.models import Part, Price
-from catalog.selectors import price_ages_get
+from catalog.selectors import catalog_snapshot_get, price_ages_get
 from gpuquote.core.formatting import money_format
 from quotes.advice.presenters import (
     build_to_dict,
@@ -236,9 +236,16 @@ def test_full_flow_stores_the_engines_result_and_shows_its_numbers(client, name)
             "job": job_to_dict(stored.job)
         }
         assert french["sizing"] == sizing_to_dict(advice.sizing, render=localized_text)
+        currency = expected["currency"]
         assert french["build"] == build_to_dict(
-            advice.build, price_ages_get(currency="EUR"), render=localized_text
+            advice.build,
+            price_ages_get(currency=currency),
+            exchange_rates=catalog_snapshot_get(currency=currency).exchange_rates,
+            render=localized_text,
         )
+        # The seed is priced in dollars: a euro answer names the rate it converted at
+        rates = [rate["per_eur"] for rate in french["build"]["exchange_rates"]]
+        assert rates == ([] if currency == "USD" else ["1.0824"])
     assert french["sizing"]["explanations"][0]["text"] not in raw
 
     page = client.get(response["Location"])
