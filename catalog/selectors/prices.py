@@ -155,10 +155,9 @@ def _current_prices(
     for part_id, by_currency in observed.items():
         # The part's own price in this currency first; else the first other one (CURRENCIES'
         # order), converted.
-        found = next((c for c in (currency, *CURRENCIES) if c in by_currency), None)
-        if found is None:
+        code = next((c for c in (currency, *CURRENCIES) if c in by_currency), None)
+        if code is None:
             continue
-        code = found
         sku, amount, observed_on, stale = by_currency[code]
         if code == currency:
             by_part[part_id] = CurrentPrice(
