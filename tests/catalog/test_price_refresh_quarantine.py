@@ -25,6 +25,7 @@ from tests.catalog.price_feeds import (
     serve,
     source_make,
 )
+from tests.factories import cpu_make, gpu_make, price_make
 
 # Feed servers listen on 127.0.0.1, allowed explicitly (the SSRF guard refuses it otherwise).
 pytestmark = [
@@ -60,6 +61,26 @@ def test_a_price_moving_more_than_the_threshold_is_quarantined_not_applied(
         2,
         Decimal(50),
     )
+
+
+def test_a_first_price_in_a_new_currency_is_checked_against_the_other_one_converted(
+    httpserver_ipv4,
+):
+    """Parts priced only in dollars (as the seed): a euro feed's first price is compared with
+    the dollar price converted at the day's rate (the built-in 1.0824 here), not let through
+    unchecked because no euro price existed."""
+    gpu, cpu = gpu_make(sku="GPU-U"), cpu_make(sku="CPU-U")
+    price_make(gpu, amount=Decimal("1082.40"), currency="USD", observed_on=OLD_DAY)  # 1,000 EUR
+    price_make(cpu, amount=Decimal("541.20"), currency="USD", observed_on=OLD_DAY)  # 500 EUR
+    body = HEADER + f"GPU-U,1500.00,EUR,{NEW_DAY}\nCPU-U,520.00,EUR,{NEW_DAY}\n"  # +50 %, +4 %
+
+    run = refresh(source_make(serve(httpserver_ipv4, body)))
+
+    assert counts(run) == {"read": 2, "changed": 1, "unchanged": 0, "rejected": 0, "quarantined": 1}
+    held = QuarantinedPrice.objects.get()
+    assert (held.part, held.amount, held.currency) == (gpu.part_ptr, Decimal("1500.00"), "EUR")
+    assert (held.previous_amount, held.change_pct) == (Decimal("1000.00"), Decimal(50))
+    assert Price.objects.filter(part=cpu, currency="EUR").get().amount == Decimal("520.00")
 
 
 def test_a_price_drop_is_quarantined_too_and_the_threshold_is_a_setting(
