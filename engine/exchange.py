@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from .assumptions.facts import RATE_CURRENCIES, RATES, RATES_AS_OF
-from .money import Money, round_money
+from .money import Money, amount_between, round_money
 
 EUR = "EUR"
 ONE = Decimal(1)
@@ -88,7 +88,9 @@ def convert(amount: Money, target: str, rates: Mapping[str, DatedRate]) -> Money
     """``amount`` in ``target``: EUR -> X, X -> EUR or X -> Y through the euro."""
     if amount.currency == target:
         return amount
-    return Money(amount.amount * rate_between(amount.currency, target, rates), target)
+    codes = (amount.currency, target)
+    per_eur_of = {code: per_eur(code, rates) for code in codes}
+    return Money(amount_between(amount.amount, *codes, per_eur_of), target)
 
 
 def convert_price(amount: Money, target: str, rates: Mapping[str, DatedRate]) -> Money:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -12,6 +13,16 @@ CENT = Decimal("0.01")
 def round_money(amount: Decimal) -> Decimal:
     """Round to cents, half up (commercial rounding). The only rounding rule for money."""
     return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def amount_between(
+    amount: Decimal, source: str, target: str, per_eur: Mapping[str, Decimal]
+) -> Decimal:
+    """``amount`` of ``source`` in ``target`` through the euro, exact: the one conversion formula
+    (``per_eur``: units of each currency per euro, the ECB's quotation; the euro's is 1)."""
+    if source == target:
+        return amount
+    return amount / per_eur[source] * per_eur[target]
 
 
 class CurrencyMismatchError(ValueError):

@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 
 from ..i18n import Message, gettext_noop
-from ..money import CURRENCIES, Money
+from ..money import CURRENCIES, Money, amount_between
 from .facts import COMMON, ONE, RATES, REGIONAL, Fact
 from .gpu_models import gpu_model_key, gpu_model_name
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
@@ -253,7 +253,7 @@ class _Converter:
             return fact.value, None
         rate_from = self.per_eur[fact.currency]
         rate_to = self.per_eur[self.currency]
-        value = fact.value / rate_from * rate_to
+        value = amount_between(fact.value, fact.currency, self.currency, self.per_eur)
         if fact.currency == "EUR":
             return value, _msg(
                 gettext_noop("published in %(published)s, converted at %(rate)s %(currency)s/EUR"),

@@ -27,7 +27,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from ..i18n import gettext_noop
-from ..money import Money, round_money
+from ..money import Money, amount_between, round_money
 
 OFFERS_FILE = Path(__file__).resolve().parent.parent / "data" / "hosting_offers.csv"
 # Translated where it is shown; a source's own name (the other origin) stays as staff wrote it.
@@ -221,7 +221,9 @@ def market_band(
         (
             (
                 round_money(
-                    o.per_gpu_month.amount / per_eur[o.per_gpu_month.currency] * per_eur[currency]
+                    amount_between(
+                        o.per_gpu_month.amount, o.per_gpu_month.currency, currency, per_eur
+                    )
                 ),
                 o,
             )

@@ -78,7 +78,7 @@ def test_a_first_price_in_a_new_currency_is_checked_against_the_other_one_conver
 
     assert counts(run) == {"read": 2, "changed": 1, "unchanged": 0, "rejected": 0, "quarantined": 1}
     held = QuarantinedPrice.objects.get()
-    assert (held.part, held.amount, held.currency) == (gpu.part_ptr, Decimal("1500.00"), "EUR")
+    assert (held.part_id, held.amount, held.currency) == (gpu.pk, Decimal("1500.00"), "EUR")
     assert (held.previous_amount, held.change_pct) == (Decimal("1000.00"), Decimal(50))
     assert Price.objects.filter(part=cpu, currency="EUR").get().amount == Decimal("520.00")
 
