@@ -22,11 +22,11 @@ import io
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import BinaryIO
 
 from catalog.feeds.cells import CellError, shown
-from catalog.feeds.parse import FeedSpec
+from catalog.feeds.parse import FeedSpec, price_cell
 from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
 from engine.tco.market import CONFIDENCE_LEVELS, offer_counts, offer_seen_on
 
@@ -190,23 +190,7 @@ def _gpu_count(record: Mapping[str, str]) -> int:
 
 
 def _price(record: Mapping[str, str]) -> Decimal:
-    text = _short(record, "price")
-    if not text:
-        raise CellError("price", "is missing")
-    try:
-        amount = Decimal(text)
-    except InvalidOperation:
-        raise CellError(
-            "price", "is not a number (use a dot for decimals, no thousands separator)", text
-        ) from None
-    if not amount.is_finite() or amount <= 0:
-        raise CellError("price", "must be a number greater than zero", text)
-    if amount >= PRICE_LIMIT:
-        raise CellError("price", f"must be below {PRICE_LIMIT:,}", text)
-    exponent = amount.normalize().as_tuple().exponent
-    if isinstance(exponent, int) and -exponent > PRICE_PLACES:
-        raise CellError("price", f"has more than {PRICE_PLACES} decimal places", text)
-    return amount
+    return price_cell(_short(record, "price"), "price", places=PRICE_PLACES, limit=PRICE_LIMIT)
 
 
 def _currency(record: Mapping[str, str], spec: FeedSpec) -> str:

@@ -277,7 +277,9 @@ def _text(value: Any, name: str, *, required: bool, limit: int = MAX_TEXT_CHARS)
     return text
 
 
-def _price(value: Any, name: str, *, places: int, limit: Decimal) -> Decimal:
+def price_cell(value: Any, name: str, *, places: int, limit: Decimal) -> Decimal:
+    """A price cell: a number above 0, below ``limit``, with at most ``places`` decimals (every
+    feed format's one rule; ``CellError`` names what is wrong)."""
     if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
         raise CellError(name, "is missing", "" if value is None else value)
     if isinstance(value, str):
@@ -355,7 +357,9 @@ class _RowValidator:
 
     def _part(self, number: int, record: Mapping[str, Any]) -> PartPriceRow:
         sku = _text(self._get(record, "sku"), "sku", required=True, limit=MAX_SKU_CHARS)
-        amount = _price(self._get(record, "price"), "price", places=PART_PLACES, limit=PART_LIMIT)
+        amount = price_cell(
+            self._get(record, "price"), "price", places=PART_PLACES, limit=PART_LIMIT
+        )
         currency = self._currency(record)
         observed_on = _date(self._get(record, "observed_on"), "observed_on", self.spec.today)
         source = _text(self._get(record, "source"), "source", required=False)
@@ -374,7 +378,9 @@ class _RowValidator:
         key = gpu_model_key(name)
         if key is None:
             raise CellError("gpu_model", "is not a GPU model known to the TCO tables", name)
-        price = _price(self._get(record, "price"), "price", places=CLOUD_PLACES, limit=CLOUD_LIMIT)
+        price = price_cell(
+            self._get(record, "price"), "price", places=CLOUD_PLACES, limit=CLOUD_LIMIT
+        )
         count = self._gpu_count(record)
         per_gpu = (price / count).quantize(Decimal(1).scaleb(-CLOUD_PLACES), ROUND_HALF_UP)
         raw_commitment = self._get(record, "commitment")

@@ -130,7 +130,7 @@ def test_the_sample_prices_per_gpu_month_are_the_engines_reference_offers():
     ("changes", "field", "message", "value"),
     [
         ({"price": "1.234,5"}, "price", "is not a number", "1.234,5"),
-        ({"price": "0"}, "price", "must be a number greater than zero", "0"),
+        ({"price": "0"}, "price", "must be greater than zero", "0"),
         ({"price": "0.12345"}, "price", "has more than 4 decimal places", "0.12345"),
         ({"price": "100000000"}, "price", "must be below 100,000,000", "100000000"),
         ({"currency": "CHF"}, "currency", "is not a known currency (known: EUR, USD)", "CHF"),
