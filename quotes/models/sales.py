@@ -67,13 +67,19 @@ class QuoteStatusChoices(models.TextChoices):
     EXPIRED = "expired", _("expired")
 
 
+# A quote's number until it is numbered, inside the transaction that creates it.
+UNNUMBERED_PREFIX = "~"
+
+
 class Quote(models.Model):
     """A sales quote: the customer, the currency, the workflow status of its latest revision and
     the snapshot of what it was made from. Lines, discount and validity live on revisions."""
 
     number = models.CharField(_("number"), max_length=20, unique=True, editable=False)
     year = models.PositiveSmallIntegerField(_("year"), editable=False)
-    sequence = models.PositiveIntegerField(_("sequence"), editable=False)
+    # Null only inside the transaction that creates the quote: it is numbered last, so the
+    # year's counter row is locked for the numbering alone (quotes.sales.services.numbering).
+    sequence = models.PositiveIntegerField(_("sequence"), null=True, editable=False)
     origin = models.CharField(_("origin"), max_length=16, choices=QuoteOrigin.choices)
     status = models.CharField(
         _("status"),
@@ -169,6 +175,10 @@ class Quote(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(sequence__gte=1), name="%(app_label)s_%(class)s_sequence_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(sequence__isnull=False) | Q(number__startswith=UNNUMBERED_PREFIX),
+                name="%(app_label)s_%(class)s_unnumbered_placeholder",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=QuoteStatusChoices.values),

@@ -15,7 +15,6 @@ from django.utils.translation import gettext
 
 from engine.builder import Option
 from engine.codec import encode
-from engine.numbering import quote_number
 from engine.workflow import (
     validity_end,
 )
@@ -53,7 +52,7 @@ from quotes.sales.services.common import (
     service_tier_line,
 )
 from quotes.sales.services.exchange import quote_rate_apply
-from quotes.sales.services.numbering import quote_sequence_next
+from quotes.sales.services.numbering import quote_number_assign, unnumbered_placeholder
 
 
 @transaction.atomic
@@ -83,12 +82,9 @@ def quote_create(
         user_role(user)
     now = timezone.now()
     today = today or timezone.localdate()
-    year = now.year
-    sequence = quote_sequence_next(year=year)
     quote = Quote(
-        number=quote_number(year, sequence),
-        year=year,
-        sequence=sequence,
+        number=unnumbered_placeholder(),  # numbered last: see quote_number_assign
+        year=now.year,
         origin=origin,
         company=company.strip(),
         contact_name=contact_name.strip(),
@@ -107,7 +103,8 @@ def quote_create(
     quote_rate_apply(quote, on=today)  # no rate given: the ECB's of the day, dated
     # Fields are validated here; the table's constraints, unique fields and foreign keys are
     # checked by the database on insert (validating them in Python cost a query each: the
-    # number comes from the locked counter, the token is random, the partner was just read).
+    # number is a random placeholder until numbered, the token is random, the partner was just
+    # read).
     quote.full_clean(
         exclude=["current_revision", "partner", "request", "created_by"],
         validate_unique=False,
@@ -125,6 +122,7 @@ def quote_create(
     quote.save(update_fields=["current_revision"])
     lines_create(revision, lines)
     event_record(quote, QuoteEventKind.CREATED, user=user, to_status=quote.status)
+    quote_number_assign(quote)  # last: the counter stays locked until the commit
     return quote
 
 

@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from engine.advice import tco_configuration
@@ -99,6 +100,34 @@ def test_a_number_is_never_reused_after_a_deletion(rep):
     Quote.objects.filter(pk=first.pk).update(current_revision=None)
     first.delete()
     assert quote_make(rep).sequence == 2
+
+
+def test_the_year_s_counter_is_locked_last_after_every_other_write_of_the_quote(rep):
+    """Concurrent creations queue on the counter row until the commit: it is taken after the
+    quote, its revision, lines and event are written, so they queue for the numbering alone."""
+    with CaptureQueriesContext(connection) as queries:
+        quote = quote_make(rep)
+
+    sql = [query["sql"] for query in queries.captured_queries]
+    counter = next(i for i, q in enumerate(sql) if "quotes_quotecounter" in q)
+    writes = [
+        i
+        for i, q in enumerate(sql)
+        if q.startswith(("INSERT", "UPDATE")) and "quotes_quotecounter" not in q
+    ]
+    numbered = writes[-1]  # the quote's number, set after the counter moved
+    assert 'UPDATE "quotes_quote" SET "number"' in sql[numbered]
+    assert all(i < counter for i in writes[:-1])  # quote, revision, lines, event: before
+    assert sum('INSERT INTO "quotes_quoteline"' in q for q in sql[:counter]) == 1
+    quote.refresh_from_db()
+    assert (quote.number, quote.sequence) == (f"Q-{quote.year}-00001", 1)
+
+
+def test_an_unnumbered_quote_cannot_be_committed_with_a_number_shaped_placeholder(rep):
+    quote = quote_make(rep)
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Quote.objects.filter(pk=quote.pk).update(sequence=None)  # "Q-..." without its sequence
 
 
 @pytest.mark.django_db(transaction=True)
