@@ -7,6 +7,7 @@ through the price refresh service as the daily task applies the real file.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from decimal import Decimal
 
@@ -280,3 +281,31 @@ def test_the_result_page_and_the_configurations_api_name_the_rate_of_the_convers
     assert "Prices observed in USD are converted at 1 EUR = 1.0824 USD (ECB euro reference" in (
         " ".join(page.split())
     )
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_result_stored_before_conversions_were_recorded_still_renders_and_quotes(client, rep):
+    computed = kept.computed_get(
+        advice_inputs_make(
+            workload={"task": "inference", "model": "llama-3.1-8b"}, deployment="on_premises"
+        )
+    )
+    stored = copy.deepcopy(computed.stored)
+    del stored["advice"]["exchange_rates"]
+    for age in stored["advice"]["price_ages"].values():
+        del age["observed_in"]
+    result = WizardResult.objects.create(language="en", answers={}, result=stored)
+
+    page = client.get(reverse("wizard:result", kwargs={"token": result.token}))
+    quote = services.quote_create_from_result(
+        user=rep,
+        result=result,
+        customer={"company": "Acme", "contact_name": "Ada", "email": "a@ex.com", "country": "FR"},
+        origin=QuoteOrigin.STAFF,
+    )
+
+    assert page.status_code == 200
+    assert "Prices observed in" not in page.content.decode()  # it recorded no rate: none said
+    revision = quote.current_revision
+    assert revision is not None
+    assert {line.source_currency for line in revision.lines.all()} == {""}
