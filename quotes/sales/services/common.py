@@ -26,8 +26,8 @@ from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
-from engine.exchange import DatedRate, convert_price, rate_between, rate_rounded
-from engine.money import CURRENCIES, Money, round_money
+from engine.exchange import DatedRate, rate_between, rate_rounded
+from engine.money import CURRENCIES, Money, amount_between, round_money
 from engine.pricing import PricingError, QuoteTotals
 from engine.service_tiers import ServiceTier
 from engine.workflow import (
@@ -231,9 +231,8 @@ def _converted(quote: Quote, price: Money) -> Decimal:
     per_eur = quote.exchange_rate_per_eur
     if per_eur is None:
         return round_money(price.amount * (quote.exchange_rate or Decimal(1)))
-    code = quote.exchange_rate_currency
-    rate = DatedRate(code, per_eur, quote.exchange_rate_date or dt.date.min, "")
-    return convert_price(price, quote.currency, {code: rate}).amount
+    per_eur_of = {"EUR": Decimal(1), quote.exchange_rate_currency: per_eur}
+    return round_money(amount_between(price.amount, price.currency, quote.currency, per_eur_of))
 
 
 def line_repriced(quote: Quote, line: QuoteLine) -> LineInput:
