@@ -22,14 +22,8 @@ from collections import Counter
 from decimal import Decimal
 
 from benchmarks.timing import percentile, report
-from engine.builder import (
-    BuildNeeds,
-    Environment,
-    GpuFit,
-    build_options,
-)
-from engine.money import Money
-from engine.parts import (
+from engine.build.builder import BuildNeeds, Environment, GpuFit, build_options
+from engine.build.parts import (
     CableEnds,
     CableKind,
     CableSpec,
@@ -48,6 +42,7 @@ from engine.parts import (
     StorageServerSpec,
     SwitchSpec,
 )
+from engine.money import Money
 
 TARGET_P95_MS = 50.0
 REQUESTS = 200

@@ -12,9 +12,9 @@ from decimal import Decimal
 
 from benchmarks.bench_builder import SEED, synthetic_catalog
 from benchmarks.timing import measure, report
-from engine.advice import advise
+from engine.advice.pipeline import advise
 from engine.assumptions import region_defaults
-from engine.builder import Environment
+from engine.build.builder import Environment
 from engine.money import Money
 from engine.sizing import GpuProfile, size
 from engine.tco import TcoConfiguration, TcoInput, compute_tco

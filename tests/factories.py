@@ -32,7 +32,7 @@ from catalog.models import (
 )
 from catalog.services import price_source_refresh
 from engine.assumptions.specs import SPECS
-from engine.builder import BuildResult, Option, PartLine, Tier, Totals
+from engine.build.builder import BuildResult, BuiltOption, PartLine, Tier, Totals
 from engine.money import Money
 from engine.sizing import size
 from engine.workload import workload_from_dict
@@ -379,7 +379,7 @@ def advice_inputs_make(**overrides: Any) -> AdviceInputs:
 def advice_result_build(*, deployment: str = "managed") -> AdviceResult:
     """An advice result whose balanced option is 2 servers of 8 H100 (no TCO), built by hand:
     a quote made from it has known lines."""
-    option = Option(
+    option = BuiltOption(
         tier=Tier.BALANCED,
         servers=2,
         parts=(

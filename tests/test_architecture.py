@@ -29,7 +29,7 @@ SKIPPED_DIRS = {"migrations", "tests", "__pycache__"}
 # Third-party libraries the engine may use: pure Python, no framework, no I/O.
 ENGINE_PURE_LIBRARIES = frozenset(
     {
-        "stdnum",  # python-stdnum: the EU VAT number checksums of engine.vat
+        "stdnum",  # python-stdnum: the EU VAT number checksums of engine.commerce.vat
     }
 )
 # Cycles still present, each as its sorted members; an entry here must carry its reason. The test

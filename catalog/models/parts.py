@@ -11,7 +11,7 @@ otherwise.
 
 A cluster of several servers also buys switches (``NetworkSwitch``), the cables and optics of each
 link (``Cable``) and shared storage (``StorageServer``); they are parts like the others, priced
-through the same ``Price`` rows, and ``engine/fabric.py`` designs with them.
+through the same ``Price`` rows, and ``engine/build/cluster/fabric.py`` designs with them.
 """
 
 from __future__ import annotations

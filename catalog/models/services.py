@@ -2,7 +2,7 @@
 hardware, how fast, and what it costs per server and month.
 
 The sales team edits the tiers in the admin; ``catalog.selectors.service_tiers`` turns the
-active ones into the engine's ``engine.service_tiers.ServiceTier``, priced in the answer's
+active ones into the engine's ``engine.commerce.service_tiers.ServiceTier``, priced in the answer's
 currency. One price column per currency the site quotes in (``engine.money.CURRENCIES``): a tier
 is a price list, not an observed price, so it has no history (unlike ``Price``).
 """
@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
-from engine.service_tiers import Coverage
+from engine.commerce.service_tiers import Coverage
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -31,7 +31,7 @@ MONTHLY_PRICE_FIELDS = {"EUR": "monthly_price_eur", "USD": "monthly_price_usd"}
 
 
 class ServiceCoverage(models.TextChoices):
-    """``engine.service_tiers.Coverage``, with labels for the admin."""
+    """``engine.commerce.service_tiers.Coverage``, with labels for the admin."""
 
     BUSINESS_HOURS = Coverage.BUSINESS_HOURS.value, _("Business hours (working days)")
     ALWAYS = Coverage.ALWAYS.value, _("24×7 (every hour of every day)")

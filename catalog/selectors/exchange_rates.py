@@ -17,7 +17,7 @@ from django.utils import timezone
 from catalog.models import ExchangeRate
 from catalog.selectors.versions import exchange_rates_version_get, per_version_cache
 from engine.assumptions import RATE_CURRENCIES, Fact
-from engine.exchange import EUR, DatedRate, built_in_rates
+from engine.commerce.exchange import EUR, DatedRate, built_in_rates
 
 # The source every converted figure cites (English, like every stored source).
 RATE_SOURCE = "ECB euro reference rate of {date}"

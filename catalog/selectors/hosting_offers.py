@@ -9,15 +9,8 @@ from functools import lru_cache
 from catalog.models import HostingOffer
 from catalog.selectors.versions import hosting_offers_version_get, per_version_cache
 from engine.money import Money
-from engine.tco.market import (
-    HostingOffer as MarketOffer,
-)
-from engine.tco.market import (
-    MarketOffers,
-    gpu_class,
-    offer_counts,
-    per_gpu_month_price,
-)
+from engine.tco.market import HostingOffer as MarketOffer
+from engine.tco.market import MarketOffers, market_class, offer_counts, per_gpu_month_price
 
 
 def hosting_offers_current_get() -> MarketOffers | None:
@@ -39,7 +32,7 @@ def _market_offers(_version: tuple) -> MarketOffers | None:
         return None
     offers = []
     for offer in stored:
-        klass = gpu_class(offer.gpu_model)
+        klass = market_class(offer.gpu_model)
         if klass is None or not offer_counts(seen_on=offer.date_seen, confidence=offer.confidence):
             continue
         price = per_gpu_month_price(
@@ -49,7 +42,7 @@ def _market_offers(_version: tuple) -> MarketOffers | None:
             MarketOffer(
                 provider=offer.provider,
                 product=offer.product,
-                gpu_class=klass,
+                market_class=klass,
                 per_gpu_month=Money(price, offer.currency),
                 seen_on=offer.date_seen,
                 source_url=offer.source_url,

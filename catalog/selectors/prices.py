@@ -26,9 +26,9 @@ from catalog.selectors.versions import (
     exchange_rates_version_get,
     per_version_cache,
 )
-from engine.exchange import EUR, DatedRate, convert_price
+from engine.build.parts import PriceAge
+from engine.commerce.exchange import EUR, DatedRate, convert_price
 from engine.money import CURRENCIES, Money
-from engine.parts import PriceAge
 
 
 @dataclass(frozen=True, slots=True)

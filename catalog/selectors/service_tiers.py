@@ -1,4 +1,4 @@
-"""Managed hosting's service tiers as the engine sees them (``engine.service_tiers``).
+"""Managed hosting's service tiers as the engine sees them (``engine.commerce.service_tiers``).
 
 The offered tiers are read in one query per catalog version (a tier's save or delete changes
 the version: ``catalog.selectors.versions``) and kept per process in every currency; a request
@@ -14,9 +14,9 @@ from types import MappingProxyType
 
 from catalog.models import MONTHLY_PRICE_FIELDS, ServiceTier
 from catalog.selectors.versions import catalog_version_get, per_version_cache
+from engine.commerce.service_tiers import Coverage
+from engine.commerce.service_tiers import ServiceTier as EngineServiceTier
 from engine.money import CURRENCIES, Money
-from engine.service_tiers import Coverage
-from engine.service_tiers import ServiceTier as EngineServiceTier
 
 
 def service_tiers_get(*, currency: str) -> tuple[EngineServiceTier, ...]:

@@ -28,9 +28,9 @@ from catalog.selectors.versions import (
     exchange_rates_version_get,
     per_version_cache,
 )
-from engine import parts
+from engine.build import parts
+from engine.build.parts import CatalogSnapshot
 from engine.money import Money
-from engine.parts import CatalogSnapshot
 
 # A part's price in the snapshot's currency, by part id (None: no current price).
 PriceOf = Callable[[int], Money | None]

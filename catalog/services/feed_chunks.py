@@ -35,7 +35,7 @@ from catalog.services.feed_rows import (
     feed_chunk_sort,
 )
 from catalog.signals import PRICE_CHANGES_PER_EVENT
-from engine.exchange import convert_price
+from engine.commerce.exchange import convert_price
 from engine.money import CURRENCIES, Money
 
 BULK_BATCH_ROWS = 1000

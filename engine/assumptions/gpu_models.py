@@ -1,71 +1,286 @@
-"""GPU model names: the canonical key a GPU name or SKU maps to in the price tables."""
+"""One record per GPU model and per GPU architecture: every fact GPUQuote keeps about a GPU that
+is not a catalog part's own datasheet figure.
+
+A catalog part (``engine.build.parts.GpuSpec``) carries its datasheet: memory, bandwidth,
+TFLOP/s, TDP, form factor, the architecture's name. What the engine knows beyond that lives here,
+once:
+
+- ``GpuModel`` (``GPU_MODELS``): how a GPU name or SKU is recognised (``match``: squashed-name
+  needles, all required; the first record that matches wins, so the longer names come first), its
+  key in the price tables (``gpu_model_key``), its readable name, its market class (the hosting
+  offers it is compared with, ``market_class``), its architecture, and its sourced efficiencies:
+  the share of peak compute a training run reaches (MFU) and the share of peak memory bandwidth a
+  decode step reaches;
+- ``GpuArchitecture`` (``ARCHITECTURES``): per architecture, the vendor and compute platform, the
+  number formats it runs in hardware (the rules' precision check), the platform target and first
+  release that builds for it (the software stack) and its temperature limits (the monitoring
+  plan). A catalog name matches its family ("Blackwell Ultra" is Blackwell: ``gpu_architecture``).
+
+Adding a GPU: one ``GpuModel`` here (and a ``GpuArchitecture`` when its architecture is new), then
+the catalog rows; ``docs/recipes.md`` has the checklist. ``tests/engine/test_gpu_models.py``
+checks that every architecture has every entry and every record a known architecture.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
 
+from ..sizing.constants import (
+    DECODE_BANDWIDTH_EFFICIENCY,
+    DEFAULT_MFU,
+    SOURCE_BANDWIDTH,
+    SOURCE_MFU,
+)
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 
-# --------------------------------------------------------------------------------------------
-# GPU model names
-# --------------------------------------------------------------------------------------------
+NVIDIA, AMD = "NVIDIA", "AMD"  # as the catalog names the vendor (GpuSpec.vendor)
+CUDA, ROCM = "CUDA", "ROCm"
 
-_MODEL_PATTERNS: tuple[tuple[str, str | None], ...] = (
-    ("gb200", None),  # Grace Blackwell superchip: not a B200 board, no default
-    ("gb300", None),
-    ("b200", "B200"),
-    ("h200", "H200"),
-    ("mi300x", "MI300X"),
-    ("l40s", "L40S"),
-    ("l40", None),
-    ("l4", "L4"),
-    ("rtxpro6000", "RTX_PRO_6000"),
-    ("rtx6000ada", "RTX_6000_ADA"),
-    ("rtx4000sff", "RTX_4000_SFF_ADA"),
+Version = tuple[int, int]
+
+# --- Sources -------------------------------------------------------------------------------------
+
+CUDA_RELEASE_NOTES = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/"
+CUDA_NOTES = CUDA_RELEASE_NOTES
+ROCM_COMPATIBILITY = "https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html"
+# The ROCm 7.0.0 libraries "added gfx950 support" (MI350 series), e.g. hipFFT 1.0.20's notes.
+ROCM_7_RELEASE = "https://github.com/ROCm/hipFFT/releases/tag/rocm-7.0.0"
+# Datadog's recommended DCGM monitor alerts above 85 °C (a rule of thumb: each NVIDIA model
+# reports its own slowdown temperature, which the catalog does not hold).
+DATADOG_DCGM_TEMPERATURE = (
+    "https://github.com/DataDog/integrations-core/blob/master/dcgm/assets/monitors/"
+    "gpu_temperature.json"
+)
+# A CDNA 3 GPU slows down at a 100 °C hotspot and 105 °C memory (amd-smi's `static --limit`
+# example, an MI300A). Taken for CDNA 2 and CDNA 4 too until their own figures are read.
+AMD_SMI = "https://rocm.docs.amd.com/projects/amdsmi/en/docs-6.4.2/how-to/amdsmi-cli-tool.html"
+EFFICIENCIES_SEEN_ON = dt.date(2026, 12, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Efficiency:
+    """A share of a GPU's peak (0-1) that real runs reach, with where it was read and when."""
+
+    value: float
+    source: str
+    seen_on: dt.date
+
+
+# Every GPU model trains at the MFU reported for large H100 runs and decodes at the bandwidth share
+# measured on an H100, until a model has figures of its own.
+TRAINING_MFU = Efficiency(DEFAULT_MFU, SOURCE_MFU, EFFICIENCIES_SEEN_ON)
+DECODE_BANDWIDTH = Efficiency(DECODE_BANDWIDTH_EFFICIENCY, SOURCE_BANDWIDTH, EFFICIENCIES_SEEN_ON)
+
+
+@dataclass(frozen=True, slots=True)
+class ThermalLimits:
+    """Where the monitoring plan raises a temperature alert, in °C. ``slowdown``: the GPU's own
+    slowdown temperatures (the plan alerts a margin before them); otherwise ``gpu_c`` is the alert
+    itself and the memory limit is read from the GPU (NVIDIA reports it)."""
+
+    gpu_c: Decimal
+    memory_c: Decimal | None
+    slowdown: bool
+    source: str
+
+
+NVIDIA_THERMAL = ThermalLimits(Decimal(85), None, False, DATADOG_DCGM_TEMPERATURE)
+AMD_THERMAL = ThermalLimits(Decimal(100), Decimal(105), True, AMD_SMI)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuArchitecture:
+    """A GPU architecture: ``precisions`` are the formats beyond FP32/FP16 it runs in hardware
+    (tensor cores, or the weight-only kernels of the common serving stacks for INT8/INT4);
+    ``target`` its CUDA compute capability or ROCm target; ``first_release`` the first CUDA or ROCm
+    release that builds for it."""
+
+    name: str
+    vendor: str
+    platform: str
+    precisions: frozenset[str]
+    target: str
+    first_release: Version
+    platform_source: str
+    thermal: ThermalLimits
+
+
+def _arch(
+    name: str, vendor: str, precisions: str, target: str, first: Version, source: str
+) -> GpuArchitecture:
+    nvidia = vendor == NVIDIA
+    return GpuArchitecture(
+        name=name,
+        vendor=vendor,
+        platform=CUDA if nvidia else ROCM,
+        precisions=frozenset(precisions.split()),
+        target=target,
+        first_release=first,
+        platform_source=source,
+        thermal=NVIDIA_THERMAL if nvidia else AMD_THERMAL,
+    )
+
+
+# Precisions: NVIDIA A100, H100, Ada Lovelace and Blackwell architecture whitepapers and the
+# Transformer Engine documentation (FP8 on Hopper, Ada Lovelace and Blackwell); AMD CDNA 2 and
+# CDNA 3 whitepapers and ROCm "Data types and precision support" (BF16 from MI200, FP8 from MI300);
+# weight-only INT8/INT4: vLLM "Supported Hardware" (AWQ/GPTQ from Turing) and Hugging Face Optimum
+# on AMD GPUs (GPTQ on MI210, MI250, MI300): the rule's source in ``engine.build.rules``.
+# Platforms: CUDA 10.0 added compute capability 7.5 (Turing), 11.0 added 8.0 (Ampere; 8.6 came
+# with 11.1), 11.8 added 8.9 (Ada Lovelace) and 9.0 (Hopper), 12.8 added 10.0 and 12.0
+# (Blackwell): the CUDA toolkit release notes. ROCm 5.0 lists the MI200 series (gfx90a), 6.0 is the
+# first release for the MI300X (gfx942): the ROCm compatibility matrix; 7.0 the first for the
+# MI350 series (gfx950).
+ARCHITECTURES: Mapping[str, GpuArchitecture] = MappingProxyType(
+    {
+        a.name: a
+        for a in (
+            _arch("Turing", NVIDIA, "int8 int4", "7.5", (10, 0), CUDA_RELEASE_NOTES),
+            _arch("Ampere", NVIDIA, "bf16 int8 int4", "8.0 / 8.6", (11, 1), CUDA_RELEASE_NOTES),
+            _arch("Ada Lovelace", NVIDIA, "fp8 bf16 int8 int4", "8.9", (11, 8), CUDA_RELEASE_NOTES),
+            _arch("Hopper", NVIDIA, "fp8 bf16 int8 int4", "9.0", (11, 8), CUDA_RELEASE_NOTES),
+            _arch(
+                "Blackwell",
+                NVIDIA,
+                "fp8 bf16 int8 int4",
+                "10.0 / 12.0",
+                (12, 8),
+                CUDA_RELEASE_NOTES,
+            ),
+            _arch("CDNA 2", AMD, "bf16 int8 int4", "gfx90a", (5, 0), ROCM_COMPATIBILITY),
+            _arch("CDNA 3", AMD, "fp8 bf16 int8 int4", "gfx942", (6, 0), ROCM_COMPATIBILITY),
+            _arch("CDNA 4", AMD, "fp8 bf16 int8 int4", "gfx950", (7, 0), ROCM_7_RELEASE),
+        )
+    }
 )
 
 
-# How a model key reads to a customer (the keys are internal).
-MODEL_NAMES = {
-    "H100_SXM": "H100 SXM",
-    "H100_PCIE": "H100 PCIe",
-    "H100_NVL": "H100 NVL",
-    "H200": "H200",
-    "B200": "B200",
-    "A100_SXM": "A100 SXM",
-    "A100_PCIE": "A100 PCIe",
-    "MI300X": "Instinct MI300X",
-    "L40S": "L40S",
-    "L4": "L4",
-    "RTX_PRO_6000": "RTX PRO 6000",
-    "RTX_6000_ADA": "RTX 6000 Ada",
-    "RTX_4000_SFF_ADA": "RTX 4000 SFF Ada",
-}
+def _squashed(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+_FAMILIES = {_squashed(name): name for name in ARCHITECTURES}
+
+
+def architecture_family(name: str | None) -> str | None:
+    """The known architecture a catalog name belongs to (the longest one it starts with):
+    "Blackwell Ultra" -> "Blackwell"; None when unknown."""
+    key = _squashed(name or "")
+    matches = [known for known in _FAMILIES if key.startswith(known)]
+    return _FAMILIES[max(matches, key=len)] if matches else None
+
+
+def gpu_architecture(name: str | None) -> GpuArchitecture | None:
+    family = architecture_family(name)
+    return None if family is None else ARCHITECTURES[family]
+
+
+# --- GPU models ----------------------------------------------------------------------------------
+
+# Market classes: the hosting offers a GPU is compared with (``engine.tco.market``), by name.
+MARKET_CLASS_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "B200": "B200",
+        "H200": "H200",
+        "H100": "H100 / MI300X",
+        "A100": "A100",
+        "L40S": "L40S / RTX 6000",
+        "L4": "L4 / RTX 4000",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuModel:
+    """A GPU model: ``priced`` says whether ``key`` names it in the price tables (a superchip sold
+    as a rack, or a board GPUQuote has no price for, is recognised but has no price key)."""
+
+    key: str
+    name: str
+    match: tuple[str, ...]
+    architecture: str
+    market_class: str | None
+    priced: bool = True
+    training_mfu: Efficiency = TRAINING_MFU
+    decode_bandwidth: Efficiency = DECODE_BANDWIDTH
+
+
+def _m(
+    key: str, name: str, match: str, architecture: str, market: str | None, priced: bool = True
+) -> GpuModel:
+    return GpuModel(key, name, tuple(match.split()), architecture, market, priced)
+
+
+# First match wins: a name is squashed (lower case, letters and digits only) and every needle of
+# ``match`` must appear in it.
+GPU_MODELS: tuple[GpuModel, ...] = (
+    _m("H100_NVL", "H100 NVL", "h100 nvl", "Hopper", "H100"),
+    _m("H100_PCIE", "H100 PCIe", "h100 pcie", "Hopper", "H100"),
+    _m("H100_SXM", "H100 SXM", "h100", "Hopper", "H100"),
+    _m("A100_PCIE", "A100 PCIe", "a100 pcie", "Ampere", "A100"),
+    _m("A100_SXM", "A100 SXM", "a100", "Ampere", "A100"),
+    # Grace Blackwell superchips are sold as racks, not as boards or hosted servers.
+    _m("GB200", "GB200", "gb200", "Blackwell", None, priced=False),
+    _m("GB300", "GB300", "gb300", "Blackwell", None, priced=False),
+    _m("B200", "B200", "b200", "Blackwell", "B200"),
+    _m("H200", "H200", "h200", "Hopper", "H200"),
+    _m("MI300X", "Instinct MI300X", "mi300x", "CDNA 3", "H100"),
+    _m("L40S", "L40S", "l40s", "Ada Lovelace", "L40S"),
+    _m("L40", "L40", "l40", "Ada Lovelace", "L40S", priced=False),
+    _m("RTX_PRO_6000", "RTX PRO 6000", "rtxpro6000", "Blackwell", "L40S"),
+    _m("RTX_6000_ADA", "RTX 6000 Ada", "rtx6000ada", "Ada Lovelace", "L40S"),
+    _m("QUADRO_RTX_6000", "Quadro RTX 6000", "rtx6000", "Turing", "L40S", priced=False),
+    _m("RTX_A6000", "RTX A6000", "a6000", "Ampere", "L40S", priced=False),
+    _m("L4", "L4", "l4", "Ada Lovelace", "L4"),
+    _m("RTX_PRO_4000", "RTX PRO 4000", "rtxpro4000", "Blackwell", "L4", priced=False),
+    _m("RTX_4000_SFF_ADA", "RTX 4000 SFF Ada", "rtx4000sff", "Ada Lovelace", "L4"),
+    _m("RTX_4000", "RTX 4000", "rtx4000", "Ada Lovelace", "L4", priced=False),
+    # Consumer cards: no hosting offers to compare with, no cloud price key.
+    _m("RTX_4090", "GeForce RTX 4090", "rtx4090", "Ada Lovelace", None, priced=False),
+    _m("RTX_5090", "GeForce RTX 5090", "rtx5090", "Blackwell", None, priced=False),
+)
+MODELS_BY_KEY: Mapping[str, GpuModel] = MappingProxyType({m.key: m for m in GPU_MODELS})
+
+
+def gpu_model(name: str | None) -> GpuModel | None:
+    """The record a GPU name or SKU matches ("NVIDIA H100 SXM5 80GB" -> H100 SXM); None when
+    unknown."""
+    squashed = _squashed(name or "")
+    if not squashed:
+        return None
+    return next((m for m in GPU_MODELS if all(n in squashed for n in m.match)), None)
+
+
+def gpu_model_key(name: str | None) -> str | None:
+    """Canonical price-table key for a GPU name or SKU ("NVIDIA H100 SXM5 80GB" -> "H100_SXM").
+
+    ``None`` when the model is unknown to the price tables (or ``name`` is empty).
+    """
+    found = gpu_model(name)
+    return found.key if found is not None and found.priced else None
 
 
 def gpu_model_name(key: str) -> str:
     """The readable name of a model key ("H100_PCIE" -> "H100 PCIe")."""
-    return MODEL_NAMES.get(key, key.replace("_", " "))
+    found = MODELS_BY_KEY.get(key)
+    return found.name if found is not None else key.replace("_", " ")
 
 
-def gpu_model_key(name: str | None) -> str | None:
-    """Canonical key for a GPU name or SKU ("NVIDIA H100 SXM5 80GB" -> "H100_SXM").
+def training_mfu(name: str | None) -> Efficiency:
+    """The share of peak a training run reaches on this GPU (the default when unknown)."""
+    found = gpu_model(name)
+    return TRAINING_MFU if found is None else found.training_mfu
 
-    ``None`` when the model is unknown to the price tables (or ``name`` is empty).
-    """
-    if not name:
-        return None
-    squashed = re.sub(r"[^a-z0-9]", "", name.lower())
-    if "h100" in squashed:
-        if "nvl" in squashed:
-            return "H100_NVL"
-        return "H100_PCIE" if "pcie" in squashed else "H100_SXM"
-    if "a100" in squashed:
-        return "A100_PCIE" if "pcie" in squashed else "A100_SXM"
-    for needle, key in _MODEL_PATTERNS:
-        if needle in squashed:
-            return key
-    return None
+
+def decode_bandwidth(name: str | None) -> Efficiency:
+    """The share of peak memory bandwidth a decode step reaches on this GPU."""
+    found = gpu_model(name)
+    return DECODE_BANDWIDTH if found is None else found.decode_bandwidth
 
 
 def known_gpu_models() -> tuple[str, ...]:

@@ -71,7 +71,12 @@ from .constants import (
     WEIGHT_BYTES,
 )
 from .core import size
-from .fit import interconnect_gbps_per_gpu, max_concurrent_requests, max_context_length, min_gpus
+from .fit import (
+    interconnect_gbps_per_gpu,
+    max_concurrent_requests,
+    max_context_length,
+    min_gpus,
+)
 from .formulas import (
     activation_bytes_per_layer,
     default_intermediate_size,

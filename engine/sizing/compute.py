@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..workload import (
-    DataKind,
-    Precision,
-    TrainingMethod,
-    Workload,
-)
+from ..workload import DataKind, Precision, TrainingMethod, Workload
 from .constants import BYTES_PER_TEXT_TOKEN, GB
 from .formulas import lora_adapter_parameters
 from .model import _Model

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from ..workload import (
-    DataKind,
-    Optimizer,
-    Precision,
-)
+from ..workload import DataKind, Optimizer, Precision
 
 GB = 1e9
 MB = 1e6
@@ -28,6 +24,18 @@ MAX_GPUS = 4096  # min_gpus gives up (returns None) beyond this many GPUs
 # only, not recomputation (PaLM appendix B).
 DEFAULT_MFU = 0.40
 SOURCE_MFU = "Llama 3 Herd of Models, arXiv:2407.21783, Table 4 (38-43% BF16 MFU); PaLM app. B"
+# Share of the peak memory bandwidth a decode step achieves ("model bandwidth utilisation",
+# Databricks/MosaicML, "LLM Inference Performance Engineering: Best Practices", 2023). Derived
+# from NVIDIA's NeMo Framework inference figures: Llama-2-7B (13.5 GB in 16 bits), batch 1, one
+# H100 80GB HBM3 (3,350 GB/s): 153.8 ms for 128 prompt + 20 answer tokens; less about 3.5 ms of
+# prefill, 7.5 ms per token = 1,800 GB/s = 54% of the peak. Rounded to 55%.
+DECODE_BANDWIDTH_EFFICIENCY = 0.55
+SOURCE_BANDWIDTH = (
+    "https://www.databricks.com/blog/llm-inference-performance-engineering-best-practices "
+    "(MBU); https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html "
+    "(Llama-2-7B, batch 1, H100: 153.8 ms for 128 + 20 tokens, about 55% of the bandwidth); "
+    "seen 2026-12-03"
+)
 # Convolutional and diffusion models reach far less: NVIDIA DeepLearningExamples ResNet-50 v1.5
 # trains 2,470 img/s on one A100 (mixed precision) x 3 x 8.18 GFLOPs = 60.6 TFLOP/s, 19% of the
 # A100's 312 TFLOP/s. Used for models without a transformer architecture.

@@ -5,10 +5,7 @@ from __future__ import annotations
 import math
 
 from ..i18n import gettext_noop, ngettext_noop
-from ..workload import (
-    Workload,
-    validate_workload,
-)
+from ..workload import Workload, validate_workload
 from .compute import _Compute, _decode_tokens_per_second, _peak_flops, _training_compute
 from .constants import (
     DEFAULT_MFU,
@@ -99,7 +96,8 @@ def size(
     if training:
         _explain_compute(ex, workload, model, compute)
     if mfu is None:
-        mfu = DEFAULT_MFU if model.arch.is_transformer else NON_TRANSFORMER_MFU
+        transformer_mfu = gpu.training_mfu if gpu is not None else DEFAULT_MFU
+        mfu = transformer_mfu if model.arch.is_transformer else NON_TRANSFORMER_MFU
     hours, gpus_for_deadline = _training_time(ex, workload, model, compute, gpu, gpus, mfu)
     tokens_per_second, gpus_for_target = _decode_speed(
         ex, workload, model, plan, gpu, gpus, replica
@@ -199,7 +197,8 @@ def _training_time(
     """Training hours on ``gpus`` x ``gpu`` at ``mfu``, and the GPUs for the deadline."""
     t = workload.training_or_default
     hours = gpus_for_deadline = None
-    mfu_source = SOURCE_MFU if model.arch.is_transformer else SOURCE_MFU_CNN
+    transformer_source = gpu.training_mfu_source if gpu is not None else SOURCE_MFU
+    mfu_source = transformer_source if model.arch.is_transformer else SOURCE_MFU_CNN
     if compute is not None and gpu is not None:
         peak = _peak_flops(gpu, workload.precision)
         recompute = compute.forward if t.gradient_checkpointing else 0.0

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from ..i18n import Message, Plural, gettext_noop
-from ..model_registry import ModelKind
-from ..workload import (
-    TrainingMethod,
-    Workload,
-)
+from ..workload import TrainingMethod, Workload
+from ..workload.registry import ModelKind
 from .compute import _Compute
 from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
 from .formulas import lora_adapter_parameters

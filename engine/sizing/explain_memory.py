@@ -5,12 +5,7 @@ from __future__ import annotations
 import math
 
 from ..i18n import gettext_noop, ngettext_noop
-from ..workload import (
-    Optimizer,
-    Precision,
-    TrainingMethod,
-    Workload,
-)
+from ..workload import Optimizer, Precision, TrainingMethod, Workload
 from .constants import (
     CUDA_CONTEXT_GB,
     KV_BYTES,

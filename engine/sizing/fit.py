@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..i18n import Message, gettext_noop
-from ..model_registry import Architecture
-from ..workload import (
-    LIMITS,
-    Task,
-    Workload,
-    WorkloadError,
-    validate_workload,
-)
+from ..workload import LIMITS, Task, Workload, WorkloadError, validate_workload
+from ..workload.registry import Architecture
 from .constants import (
     GB,
     GBPS_DATA_PARALLEL,

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from ..model_registry import Architecture
-from ..workload import (
-    Optimizer,
-    Precision,
-    Sharding,
-)
+from ..workload import Optimizer, Precision, Sharding
+from ..workload.registry import Architecture
 from .constants import (
     FP32_OPTIMIZER_BYTES,
     KV_BYTES,

@@ -1,14 +1,14 @@
 """Images per second when serving a diffusion or vision model: compute-bound, per image.
 
-The same recipe as ``engine.serving`` (configurations' performance): SDXL's UNet FLOPs from the
-registry, diffusers' default steps and guidance, and the utilisation each kind reaches.
+The same recipe as ``engine.performance`` (configurations' performance): SDXL's UNet FLOPs
+from the registry, diffusers' default steps and guidance, and the utilisation each kind reaches.
 """
 
 from __future__ import annotations
 
 from ..i18n import gettext_noop
-from ..model_registry import ModelKind
 from ..workload import Workload
+from ..workload.registry import ModelKind
 from .compute import _peak_flops
 from .constants import NON_TRANSFORMER_MFU
 from .explain import _explain, _r, _sig

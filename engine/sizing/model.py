@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from ..model_registry import Architecture, ModelEntry, ModelKind, all_models, get_model
 from ..workload import Precision, Workload
+from ..workload.registry import Architecture, ModelEntry, ModelKind, all_models, get_model
 from .constants import WEIGHT_BYTES
 
 # --- Rules for derived shapes (each from the registry's own models, see below). ----------------

@@ -5,12 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..model_registry import Architecture
-from ..workload import (
-    Precision,
-    TrainingMethod,
-    Workload,
-)
+from ..workload import Precision, TrainingMethod, Workload
+from ..workload.registry import Architecture
 from .constants import CUDA_CONTEXT_GB, GB, RUNTIME_OVERHEAD_FRACTION
 from .formulas import (
     _STAGE,

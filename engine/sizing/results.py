@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..i18n import Message
-from .constants import DEFAULT_MFU
+from .constants import DEFAULT_MFU, SOURCE_MFU
 
 # --- Public dataclasses. ----------------------------------------------------------------------
 
@@ -19,6 +19,10 @@ class GpuProfile:
     memory_bandwidth_gbs: float
     bf16_tflops: float
     fp8_tflops: float | None = None
+    # The share of peak a transformer's training reaches on this GPU, with its source (the GPU
+    # model's record: ``engine.assumptions.gpu_models``).
+    training_mfu: float = DEFAULT_MFU
+    training_mfu_source: str = SOURCE_MFU
 
 
 @dataclass(frozen=True, slots=True)

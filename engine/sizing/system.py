@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 from ..i18n import gettext_noop
-from ..workload import (
-    DataKind,
-    Task,
-    TrainingMethod,
-    Workload,
-)
+from ..workload import DataKind, Task, TrainingMethod, Workload
 from .constants import (
     CPU_CORES_PER_GPU,
     DATA_CORES_PER_GPU,

@@ -58,14 +58,14 @@ from .inputs import (
     SENSITIVITY_HORIZON_YEARS,
     SENSITIVITY_UTILIZATION,
     Category,
-    Option,
     SensitivityParameter,
     TcoConfiguration,
     TcoInput,
     TcoInputError,
+    Way,
 )
 from .job import JobCost, job_cost
-from .market import MarketBand, MarketOffers, MarketPosition, gpu_class, market_band
+from .market import MarketBand, MarketOffers, MarketPosition, market_band, market_class
 from .results import BookValue, BreakEven, OptionCost, SensitivityRow, TcoResult
 
 __all__ = [
@@ -89,7 +89,6 @@ __all__ = [
     "MarketBand",
     "MarketOffers",
     "MarketPosition",
-    "Option",
     "OptionCost",
     "ProviderCost",
     "SensitivityParameter",
@@ -99,9 +98,10 @@ __all__ = [
     "TcoInputError",
     "TcoResult",
     "TermFee",
+    "Way",
     "compute_tco",
-    "gpu_class",
     "job_cost",
     "managed_offer",
     "market_band",
+    "market_class",
 ]

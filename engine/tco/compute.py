@@ -8,17 +8,16 @@ from decimal import Decimal
 from ..assumptions import RATE_CURRENCIES, Assumption
 from ..i18n import Message, gettext_noop
 from .hosting import FeeBasis, ManagedOffer
-from .inputs import (
-    _HOURS_PER_MONTH,
-    HOURS_PER_YEAR,
-    MONTHS_PER_YEAR,
-    Option,
-    TcoInput,
-    _msg,
-)
+from .inputs import _HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR, TcoInput, Way, _msg
 from .market import MarketPosition
 from .model import _it_kw, _plan, _values
-from .options import _INCLUDES, _MANAGED_WITHOUT_POWER, _book_values, _break_evens, _option_cost
+from .options import (
+    _INCLUDES,
+    _MANAGED_WITHOUT_POWER,
+    _book_values,
+    _break_evens,
+    _option_cost,
+)
 from .results import OptionCost, TcoResult
 from .sensitivity import _sensitivity
 
@@ -33,15 +32,15 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
     plan = _plan(v, inp.utilization, months, v.electricity)
     gpu_hours_used = v.gpus * _HOURS_PER_MONTH * months * inp.utilization
 
-    costs: dict[Option, OptionCost] = {}
+    costs: dict[Way, OptionCost] = {}
     for option, lines in plan.items():
         includes = _INCLUDES[option]
-        if option is Option.MANAGED and not v.power_included:
+        if option is Way.MANAGED and not v.power_included:
             includes = _MANAGED_WITHOUT_POWER
         costs[option] = _option_cost(
             option, lines, months, currency, gpu_hours_used, v.discount_rate, Message(includes)
         )
-    order = list(Option)
+    order = list(Way)
     cheapest = min(costs, key=lambda option: (costs[option].total.amount, order.index(option)))
 
     it_kwh_year = _it_kw(v, inp.utilization) * HOURS_PER_YEAR
@@ -56,7 +55,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             )
         )
     ]
-    if Option.CLOUD in costs:
+    if Way.CLOUD in costs:
         explanations.append(
             Message(
                 gettext_noop(
@@ -85,7 +84,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
     )
     explanations.extend(_managed_explanations(v.managed, months))
     tier = inp.service_tier
-    if tier is not None and Option.MANAGED in costs and not tier.monthly.amount:
+    if tier is not None and Way.MANAGED in costs and not tier.monthly.amount:
         explanations.append(
             _msg(
                 gettext_noop(
@@ -94,7 +93,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
                 tier=tier.code,
             )
         )
-    elif tier is not None and Option.MANAGED in costs:
+    elif tier is not None and Way.MANAGED in costs:
         explanations.append(
             _msg(
                 gettext_noop(
@@ -107,7 +106,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
                 currency=tier.monthly.currency,
             )
         )
-    if Option.CLOUD not in costs:
+    if Way.CLOUD not in costs:
         explanations.append(
             _msg(
                 gettext_noop(
@@ -122,10 +121,10 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         currency=currency,
         horizon_months=months,
         utilization=inp.utilization,
-        on_premises=costs[Option.ON_PREMISES],
-        managed=costs.get(Option.MANAGED),
-        cloud=costs.get(Option.CLOUD),
-        cloud_reserved=costs.get(Option.CLOUD_RESERVED),
+        on_premises=costs[Way.ON_PREMISES],
+        managed=costs.get(Way.MANAGED),
+        cloud=costs.get(Way.CLOUD),
+        cloud_reserved=costs.get(Way.CLOUD_RESERVED),
         break_even_month=_break_evens(plan, months),
         cheapest=cheapest,
         sensitivity=_sensitivity(v, inp) if with_sensitivity else (),
@@ -223,7 +222,7 @@ def _converted_from(item: Assumption, code: str) -> bool:
 
 def _shown(
     values: Iterable[Assumption],
-    priced: set[Option],
+    priced: set[Way],
     months: int,
     offer: ManagedOffer,
     currency: str,
@@ -245,23 +244,23 @@ def _shown(
 
 
 def _used(
-    name: str, priced: set[Option], months: int, set_by_sales: bool, converted: set[str]
+    name: str, priced: set[Way], months: int, set_by_sales: bool, converted: set[str]
 ) -> bool:
     """Whether an assumption entered the figures: a managed-hosting figure when hosting is priced
     (the margin only when the host's fee is computed, not set by sales; the discount of the
     contract length only); a cloud figure when the cloud is; an exchange rate when prices went
     through it."""
     if name == "provider_margin_pct":
-        return Option.MANAGED in priced and not set_by_sales
+        return Way.MANAGED in priced and not set_by_sales
     if name.startswith("provider_") or name == "managed_no_commitment_months":
-        return Option.MANAGED in priced
+        return Way.MANAGED in priced
     if name.startswith("managed_discount_"):
         term = next((t for t in (36, 24, 12) if months >= t), 0)
-        return Option.MANAGED in priced and name == f"managed_discount_{term}m_pct"
+        return Way.MANAGED in priced and name == f"managed_discount_{term}m_pct"
     if name.startswith("managed_"):
-        return Option.MANAGED in priced
+        return Way.MANAGED in priced
     if name.startswith("cloud_"):
-        return bool(priced & {Option.CLOUD, Option.CLOUD_RESERVED})
+        return bool(priced & {Way.CLOUD, Way.CLOUD_RESERVED})
     if name in RATE_CURRENCIES:
         return RATE_CURRENCIES[name] in converted
     return True

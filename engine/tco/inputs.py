@@ -8,9 +8,9 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from ..assumptions import Assumptions
+from ..commerce.service_tiers import ServiceTier
 from ..i18n import Message, gettext_noop
 from ..money import Money
-from ..service_tiers import ServiceTier
 from .market import MarketOffers
 
 HOURS_PER_YEAR = 8760
@@ -38,7 +38,7 @@ _HOURS_PER_MONTH = Decimal(HOURS_PER_MONTH)
 _W_PER_KW = Decimal(1000)
 
 
-class Option(StrEnum):
+class Way(StrEnum):
     ON_PREMISES = "on_premises"
     MANAGED = "managed"
     CLOUD = "cloud"

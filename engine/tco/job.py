@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..assumptions import Assumptions
+from ..commerce.service_tiers import ServiceTier, monthly_with_service
 from ..money import Money, round_money
-from ..service_tiers import ServiceTier, monthly_with_service
 from .hosting import ManagedOffer
-from .inputs import _W_PER_KW, HOURS_PER_MONTH, Option, TcoConfiguration
+from .inputs import _W_PER_KW, HOURS_PER_MONTH, TcoConfiguration, Way
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class JobCost:
     managed_months: int
     buy: Money  # the servers' price + the run's energy
     energy: Money  # the run's energy, on premises
-    cheapest: Option  # ON_PREMISES, MANAGED or CLOUD
+    cheapest: Way  # ON_PREMISES, MANAGED or CLOUD
 
 
 def job_cost(
@@ -82,9 +82,9 @@ def job_cost(
         currency,
     )
     buy = Money(round_money(servers * config.price.amount) + energy.amount, currency)
-    priced = [(buy.amount, 0, Option.ON_PREMISES), (managed.amount, 1, Option.MANAGED)]
+    priced = [(buy.amount, 0, Way.ON_PREMISES), (managed.amount, 1, Way.MANAGED)]
     if cloud is not None:
-        priced.append((cloud.amount, 2, Option.CLOUD))
+        priced.append((cloud.amount, 2, Way.CLOUD))
     return JobCost(
         hours=hours,
         gpus=gpus,

@@ -26,6 +26,7 @@ from enum import StrEnum
 from functools import cache, lru_cache
 from pathlib import Path
 
+from ..assumptions.gpu_models import MARKET_CLASS_NAMES, gpu_model
 from ..i18n import gettext_noop
 from ..money import Money, amount_between, round_money
 
@@ -43,32 +44,8 @@ CONFIDENCE_LEVELS = ("high", "medium-high", "medium", "low-medium", "low")
 _LEFT_OUT_CONFIDENCE = "low"
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
-# (needle in the squashed GPU name, class): first match wins, so the longer names come first.
-_CLASSES: tuple[tuple[str, str | None], ...] = (
-    ("gb200", None),  # Grace Blackwell superchips are sold as racks, not as hosted servers
-    ("gb300", None),
-    ("b200", "B200"),
-    ("h200", "H200"),
-    ("h100", "H100"),
-    ("mi300x", "H100"),
-    ("a100", "A100"),
-    ("l40", "L40S"),
-    ("rtxpro6000", "L40S"),
-    ("rtx6000", "L40S"),
-    ("a6000", "L40S"),
-    ("l4", "L4"),
-    ("rtxpro4000", "L4"),
-    ("rtx4000", "L4"),
-)
-
-CLASS_NAMES = {
-    "B200": "B200",
-    "H200": "H200",
-    "H100": "H100 / MI300X",
-    "A100": "A100",
-    "L40S": "L40S / RTX 6000",
-    "L4": "L4 / RTX 4000",
-}
+# Market classes and their names live in the GPU model records (``engine.assumptions.gpu_models``).
+CLASS_NAMES = MARKET_CLASS_NAMES
 
 
 class MarketPosition(StrEnum):
@@ -82,7 +59,7 @@ class MarketPosition(StrEnum):
 class HostingOffer:
     provider: str
     product: str
-    gpu_class: str
+    market_class: str
     per_gpu_month: Money  # in the offer's own currency
     seen_on: dt.date
     source_url: str
@@ -101,7 +78,7 @@ class MarketOffers:
 class MarketBand:
     """The cheapest and dearest offer of a GPU class per GPU and month, in one currency."""
 
-    gpu_class: str
+    market_class: str
     low: Money
     high: Money
     offers: int
@@ -112,7 +89,7 @@ class MarketBand:
 
     @property
     def name(self) -> str:
-        return CLASS_NAMES.get(self.gpu_class, self.gpu_class)
+        return CLASS_NAMES.get(self.market_class, self.market_class)
 
     def position(self, per_gpu_month: Money) -> MarketPosition:
         if per_gpu_month.amount < self.low.amount:
@@ -122,15 +99,10 @@ class MarketBand:
         return MarketPosition.WITHIN
 
 
-def gpu_class(name: str | None) -> str | None:
-    """The market class of a GPU name or SKU ("NVIDIA H100 SXM5 80GB" -> "H100")."""
-    squashed = re.sub(r"[^a-z0-9]", "", (name or "").lower())
-    if not squashed:
-        return None
-    for needle, klass in _CLASSES:
-        if needle in squashed:
-            return klass
-    return None
+def market_class(name: str | None) -> str | None:
+    """The market class of a GPU name or SKU ("NVIDIA H100 SXM5 80GB" -> "H100"): its record's."""
+    found = gpu_model(name)
+    return None if found is None else found.market_class
 
 
 def offer_seen_on(text: str) -> dt.date | None:
@@ -168,7 +140,7 @@ def default_market_offers() -> MarketOffers:
     offers = []
     with OFFERS_FILE.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            klass = gpu_class(row["gpu_model"])
+            klass = market_class(row["gpu_model"])
             seen_on = offer_seen_on(row["date_seen"])
             # The committed file keeps only counted offers; the rule is applied all the same.
             if klass is None or seen_on is None:
@@ -185,7 +157,7 @@ def default_market_offers() -> MarketOffers:
                 HostingOffer(
                     provider=row["provider"],
                     product=row["product"],
-                    gpu_class=klass,
+                    market_class=klass,
                     per_gpu_month=Money(price, row["currency"]),
                     seen_on=seen_on,
                     source_url=row["source_url"],
@@ -213,7 +185,7 @@ def market_band(
     the class. Kept per arguments: a set of offers is immutable and so is the band, and every
     managed offer of every TCO asks for it."""
     market = default_market_offers() if offers is None else offers
-    klass = gpu_class(gpu_name)
+    klass = market_class(gpu_name)
     if klass is None:
         return None
     per_eur = {"EUR": Decimal(1), "USD": usd_per_eur, "GBP": gbp_per_eur}
@@ -228,7 +200,7 @@ def market_band(
                 o,
             )
             for o in market.offers
-            if o.gpu_class == klass and o.per_gpu_month.currency in per_eur
+            if o.market_class == klass and o.per_gpu_month.currency in per_eur
         ),
         key=lambda pair: pair[0],
     )
@@ -236,7 +208,7 @@ def market_band(
         return None
     dates = [offer.seen_on for _, offer in priced]
     return MarketBand(
-        gpu_class=klass,
+        market_class=klass,
         low=Money(priced[0][0], currency),
         high=Money(priced[-1][0], currency),
         offers=len(priced),

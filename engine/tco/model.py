@@ -9,7 +9,7 @@ from decimal import Decimal
 from ..assumptions import Assumptions
 from ..money import round_money
 from .hosting import ManagedOffer, managed_offer
-from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, Option, TcoInput, _12
+from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, TcoInput, Way, _12
 
 # --------------------------------------------------------------------------------------------
 # The model: exact upfront and monthly amounts per category (constant monthly costs, so every
@@ -50,7 +50,7 @@ class _Values:
 
 
 # option -> category -> (upfront, monthly)
-_Plan = dict[Option, dict[Category, tuple[Decimal, Decimal]]]
+_Plan = dict[Way, dict[Category, tuple[Decimal, Decimal]]]
 
 
 def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
@@ -101,7 +101,7 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
     software = v.software * v.gpus / _12
     per_year_of_hardware = v.hardware / _12
     plan: _Plan = {
-        Option.ON_PREMISES: {
+        Way.ON_PREMISES: {
             Category.CAPITAL: (v.hardware, _ZERO),
             Category.INSTALLATION: (v.installation * v.servers, _ZERO),
             Category.POWER: (_ZERO, power),
@@ -128,13 +128,13 @@ def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -
     if not v.power_included:
         managed[Category.POWER] = (_ZERO, power)
         managed[Category.COOLING] = (_ZERO, cooling)
-    plan[Option.MANAGED] = managed
+    plan[Way.MANAGED] = managed
     if v.cloud_price is not None:
         all_hours = v.gpus * _HOURS_PER_MONTH
         billed = _ONE if v.always_on else utilization
         for option, monthly in (
-            (Option.CLOUD, all_hours * billed * v.cloud_price),
-            (Option.CLOUD_RESERVED, all_hours * v.cloud_price * (_ONE - v.reserved_discount)),
+            (Way.CLOUD, all_hours * billed * v.cloud_price),
+            (Way.CLOUD_RESERVED, all_hours * v.cloud_price * (_ONE - v.reserved_discount)),
         ):
             plan[option] = {
                 Category.CLOUD: (_ZERO, monthly),

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from ..i18n import Message, gettext_noop
 from ..money import Money, round_money
-from .inputs import _ZERO, MONTHS_PER_YEAR, Category, Option, _12
+from .inputs import _ZERO, MONTHS_PER_YEAR, Category, Way, _12
 from .model import _flows, _npv, _Plan, _Values
 from .results import BookValue, BreakEven, OptionCost
 
@@ -40,34 +40,34 @@ def _break_even(
 
 
 def _break_evens(plan: _Plan, months: int) -> BreakEven:
-    own = _flows(plan[Option.ON_PREMISES])
+    own = _flows(plan[Way.ON_PREMISES])
 
-    def against(option: Option) -> int | None:
+    def against(option: Way) -> int | None:
         lines = plan.get(option)
         return None if lines is None else _break_even(own, _flows(lines), months)
 
     return BreakEven(
-        vs_managed=against(Option.MANAGED),
-        vs_cloud=against(Option.CLOUD),
-        vs_cloud_reserved=against(Option.CLOUD_RESERVED),
+        vs_managed=against(Way.MANAGED),
+        vs_cloud=against(Way.CLOUD),
+        vs_cloud_reserved=against(Way.CLOUD_RESERVED),
     )
 
 
-_INCLUDES: Mapping[Option, str] = MappingProxyType(
+_INCLUDES: Mapping[Way, str] = MappingProxyType(
     {
-        Option.ON_PREMISES: gettext_noop(
+        Way.ON_PREMISES: gettext_noop(
             "You buy and run the servers: hardware, installation, power, cooling, colocation "
             "space, staff, support, spares, insurance, network and software."
         ),
-        Option.MANAGED: gettext_noop(
+        Way.MANAGED: gettext_noop(
             "The host owns and runs the servers: the fee includes power, cooling, space, "
             "hardware support and replacement; you keep the application work and software."
         ),
-        Option.CLOUD: gettext_noop(
+        Way.CLOUD: gettext_noop(
             "Cloud GPUs on demand: you pay only the GPU-hours you use, plus your own "
             "application work and software."
         ),
-        Option.CLOUD_RESERVED: gettext_noop(
+        Way.CLOUD_RESERVED: gettext_noop(
             "Cloud GPUs reserved for one year at a time: every hour is billed, used or not, "
             "plus your own application work and software."
         ),
@@ -83,7 +83,7 @@ _MANAGED_WITHOUT_POWER = gettext_noop(
 
 
 def _option_cost(
-    option: Option,
+    option: Way,
     lines: Mapping[Category, tuple[Decimal, Decimal]],
     months: int,
     currency: str,

@@ -8,11 +8,11 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from ..assumptions import Assumption
+from ..commerce.service_tiers import ServiceTier
 from ..i18n import Message
 from ..money import Money
-from ..service_tiers import ServiceTier
 from .hosting import ManagedOffer
-from .inputs import Option, SensitivityParameter
+from .inputs import SensitivityParameter, Way
 
 # --------------------------------------------------------------------------------------------
 # Output
@@ -21,7 +21,7 @@ from .inputs import Option, SensitivityParameter
 
 @dataclass(frozen=True, slots=True)
 class OptionCost:
-    option: Option
+    option: Way
     total: Money
     by_category: Mapping[str, Money]
     monthly: tuple[Money, ...]  # month 1..N; month 1 carries the one-offs
@@ -67,7 +67,7 @@ class TcoResult:
     cloud: OptionCost | None  # None: no cloud price known for the GPU
     cloud_reserved: OptionCost | None
     break_even_month: BreakEven
-    cheapest: Option
+    cheapest: Way
     sensitivity: tuple[SensitivityRow, ...]
     it_energy_kwh_per_year: Decimal
     facility_energy_kwh_per_year: Decimal
@@ -82,6 +82,6 @@ class TcoResult:
     service_tier: ServiceTier | None = None
 
     @property
-    def options(self) -> Mapping[Option, OptionCost]:
+    def options(self) -> Mapping[Way, OptionCost]:
         found = (self.on_premises, self.managed, self.cloud, self.cloud_reserved)
         return MappingProxyType({cost.option: cost for cost in found if cost is not None})

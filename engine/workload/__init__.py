@@ -11,7 +11,6 @@ Units: ``data.total_gb`` is in GB (10^9 bytes); sequence lengths and ``training_
 tokens; ``deadline_days`` are calendar days of wall-clock time.
 """
 
-from ..model_registry import Architecture, ModelKind
 from .limits import (
     LIMITS,
     MSG_ARCH_NEEDS,
@@ -36,6 +35,7 @@ from .limits import (
     MSG_UNKNOWN_MODEL,
 )
 from .parse import workload_from_dict
+from .registry import Architecture, ModelKind
 from .shape import (
     TRAINABLE_PRECISIONS,
     Data,

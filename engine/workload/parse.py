@@ -9,7 +9,6 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from ..i18n import Message
-from ..model_registry import ARCHITECTURE_FIELDS, Architecture, ModelKind
 from .limits import (
     MSG_BOOLEAN,
     MSG_CHOICE,
@@ -20,6 +19,7 @@ from .limits import (
     MSG_STRING,
     MSG_UNKNOWN_FIELD,
 )
+from .registry import ARCHITECTURE_FIELDS, Architecture, ModelKind
 from .shape import (
     Data,
     DataKind,

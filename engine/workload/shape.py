@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model_registry import Architecture, ModelKind
+from .registry import Architecture, ModelKind
 
 
 class Task(StrEnum):

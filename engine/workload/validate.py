@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..i18n import Message
-from ..model_registry import ARCHITECTURE_FIELDS, ModelEntry, ModelKind, get_model, model_ids
 from .limits import (
     LIMITS,
     MSG_ARCH_NEEDS,
@@ -21,6 +20,7 @@ from .limits import (
     MSG_RANGE,
     MSG_UNKNOWN_MODEL,
 )
+from .registry import ARCHITECTURE_FIELDS, ModelEntry, ModelKind, get_model, model_ids
 from .shape import TRAINABLE_PRECISIONS, Task, TrainingMethod, Workload
 
 

@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
-from engine.vat import (
+from engine.commerce.vat import (
     VAT_NUMBER_PREFIXES,
     is_eu_member,
     normalize_vat_number,

@@ -17,7 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.utils.translation import gettext
 
-from engine.workflow import Role
+from engine.commerce.workflow import Role
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

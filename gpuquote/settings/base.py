@@ -22,7 +22,7 @@ from django_guid.integrations import CeleryIntegration
 from stdnum import bic, iban
 from stdnum.fr import siren, siret, tva
 
-from engine.serving import Verdict
+from engine.performance.results import Verdict
 from engine.workload import Precision
 from gpuquote.env import env_bool, env_int, env_list, env_networks, env_str
 from gpuquote.settings.logging import log_format, log_level, logging_config

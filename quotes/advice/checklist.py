@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from engine import checklist
+from engine.advice import checklist
 from engine.money import Money
 from engine.tco import Category, OptionCost
 from quotes.advice.result import AdviceResult

@@ -3,8 +3,8 @@ the checklist, against the current catalog and regional assumptions.
 
 Sizing and the builder's options for the workload, then the TCO of the balanced option (or the
 only one), the job on the recommended GPUs and on a single consumer workstation card for
-comparison, and what each option delivers (``engine.serving``). Engine objects throughout:
-nothing is turned into dicts and read back.
+comparison, and what each option delivers (``engine.performance``). Engine objects
+throughout: nothing is turned into dicts and read back.
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from types import MappingProxyType
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.service_tiers import service_tier_get
-from engine.advice import sized_on, tco_configuration
+from engine.advice.pipeline import sized_on, tco_configuration
 from engine.assumptions import Assumptions
-from engine.builder import Environment, Option, Tier
-from engine.configuration import GpuPreference
-from engine.exchange import rates_involved
-from engine.model_registry import get_model
+from engine.build.builder import BuiltOption, Environment, Tier
+from engine.build.configuration import GpuPreference
+from engine.build.parts import GpuClass, GpuSpec
+from engine.commerce.exchange import rates_involved
 from engine.money import Money
-from engine.parts import GpuClass, GpuSpec
-from engine.serving import options_performance
+from engine.performance.options import options_performance
 from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
+from engine.workload.registry import get_model
 from quotes.advice.inputs import Uptime
 from quotes.advice.result import (
     AdviceInputs,
@@ -62,7 +62,7 @@ def _model_summary(workload: Workload) -> ModelSummary:
     return ModelSummary(None, None, workload.parameters_billions)
 
 
-def _chosen(options: tuple[Option, ...]) -> Option | None:
+def _chosen(options: tuple[BuiltOption, ...]) -> BuiltOption | None:
     by_tier = {option.tier: option for option in options}
     return by_tier.get(Tier.BALANCED) or next(iter(options), None)
 
@@ -169,8 +169,8 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
 
 
 def _managed_offers(
-    options: tuple[Option, ...],
-    chosen: Option | None,
+    options: tuple[BuiltOption, ...],
+    chosen: BuiltOption | None,
     tco: TcoResult | None,
     defaults: Assumptions,
     inputs: AdviceInputs,

@@ -18,9 +18,9 @@ from typing import Any
 
 from django.conf import settings
 
+from engine.advice.checklist import Deployment
 from engine.assumptions import REGIONS
-from engine.builder import Environment
-from engine.checklist import Deployment
+from engine.build.builder import Environment
 from engine.money import CURRENCIES
 from engine.tco import MAX_HORIZON_YEARS, MAX_UTILIZATION, MIN_HORIZON_YEARS, MIN_UTILIZATION
 from engine.workload import Inference, Training

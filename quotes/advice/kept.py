@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog.selectors import per_version_cache
-from engine.codec import encode
+from engine.advice.codec import encode
 from gpuquote.core.kept import KeptValues
 from quotes.advice.compute import compute
 from quotes.advice.result import AdviceInputs, AdviceResult

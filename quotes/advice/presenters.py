@@ -15,18 +15,18 @@ from typing import Any
 from django.utils.translation import get_language, gettext_lazy
 
 from catalog.selectors.cloud_offers import CloudMarket, CloudOfferQuote
+from engine.advice.recommendation import Recommendation
 from engine.assumptions import SPECS, Assumption, unit_message
-from engine.builder import BuildResult, Option, Tier
-from engine.exchange import DatedRate, convert, rates_involved
+from engine.build.builder import BuildResult, BuiltOption, Tier
+from engine.commerce.exchange import DatedRate, convert, rates_involved
+from engine.commerce.service_tiers import COVERAGE_LABELS, ServiceTier
 from engine.i18n import Message
-from engine.model_registry import ARCHITECTURE_FIELDS, ModelEntry
 from engine.money import Money, round_money
-from engine.monitoring import MonitoringPlan
-from engine.recommendation import Recommendation
-from engine.service_tiers import COVERAGE_LABELS, ServiceTier
-from engine.serving import Performance
+from engine.performance.monitoring import MonitoringPlan
+from engine.performance.results import Performance
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
 from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
+from engine.workload.registry import ARCHITECTURE_FIELDS, ModelEntry
 from gpuquote.core.formatting import money_format, number_localized
 from gpuquote.core.translated import gettext, ngettext
 from quotes.advice.result import AdviceResult
@@ -292,7 +292,7 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
         "market_band": None
         if band is None
         else {
-            "gpu_class": band.gpu_class,
+            "gpu_class": band.market_class,
             "name": band.name,
             "low": amount(band.low),
             "high": amount(band.high),
@@ -479,7 +479,7 @@ def monitoring_to_dict(
 
 
 def option_to_dict(
-    option: Option,
+    option: BuiltOption,
     price_ages: Mapping[str, Any] | None = None,
     performance: Mapping[Tier, Performance] | None = None,
     *,
@@ -575,7 +575,7 @@ def build_to_dict(
 
 
 def exchange_rates_to_list(
-    rates: Iterable[DatedRate], options: Iterable[Option], price_ages: Mapping[str, Any]
+    rates: Iterable[DatedRate], options: Iterable[BuiltOption], price_ages: Mapping[str, Any]
 ) -> list[dict[str, str]]:
     """The rates the parts of ``options`` were converted at: per currency, its rate per euro as
     published, its day and its source (translated when it is a built-in one)."""

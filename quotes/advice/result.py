@@ -14,13 +14,13 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
+from engine.advice.recommendation import Recommendation, recommend
 from engine.assumptions import Assumption
-from engine.builder import BuildResult, Option, Tier
-from engine.exchange import DatedRate
+from engine.build.builder import BuildResult, BuiltOption, Tier
+from engine.build.parts import PriceAge
+from engine.commerce.exchange import DatedRate
 from engine.money import Money
-from engine.parts import PriceAge
-from engine.recommendation import Recommendation, recommend
-from engine.serving import Performance
+from engine.performance.results import Performance
 from engine.sizing import Sizing
 from engine.tco import JobCost, ManagedOffer, TcoResult
 
@@ -114,7 +114,7 @@ class AdviceResult:
     exchange_rates: tuple[DatedRate, ...] = ()
 
     @property
-    def chosen(self) -> Option | None:
+    def chosen(self) -> BuiltOption | None:
         return next((o for o in self.build.options if o.tier == self.chosen_tier), None)
 
     @property

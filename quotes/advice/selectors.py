@@ -24,13 +24,13 @@ from catalog.selectors.cloud_offers import CloudMarket, cloud_market_get
 from catalog.selectors.exchange_rates import exchange_rate_facts_get
 from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.versions import exchange_rates_version_get, hosting_offers_version_get
-from engine.advice import Advice, advise
+from engine.advice.pipeline import Advice, advise
 from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
-from engine.builder import Environment
-from engine.configuration import GpuPreference
+from engine.build.builder import Environment
+from engine.build.configuration import GpuPreference
+from engine.build.parts import GpuSpec
+from engine.commerce.service_tiers import ServiceTier
 from engine.money import Money
-from engine.parts import GpuSpec
-from engine.service_tiers import ServiceTier
 from engine.tco import (
     ManagedOffer,
     TcoConfiguration,

@@ -1,4 +1,4 @@
-"""An ``AdviceResult`` in a JSON column and back, language-neutral (``engine.codec``).
+"""An ``AdviceResult`` in a JSON column and back, language-neutral (``engine.advice.codec``).
 
 The stored form is the result's numbers, enum values and untranslated messages (template and
 parameters), so a stored result is the same object when read back, whatever language it is then
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.codec import CodecError, decode, encode
+from engine.advice.codec import CodecError, decode, encode
 from quotes.advice.result import AdviceInputs, AdviceResult
 
 RESULT_SCHEMA = 2

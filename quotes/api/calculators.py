@@ -15,16 +15,16 @@ from rest_framework.views import APIView
 from catalog.api.filters import query_validated
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.service_tiers import service_tier_get, service_tiers_get
-from engine.advice import gpu_profile, tco_configuration
+from engine.advice.pipeline import gpu_profile, tco_configuration
+from engine.advice.recommendation import recommend
 from engine.assumptions import AssumptionError
-from engine.builder import Environment, Tier
-from engine.builder import Option as BuiltOption
-from engine.model_registry import all_models
+from engine.build.builder import BuiltOption, Environment, Tier
 from engine.money import CURRENCIES, Money
-from engine.recommendation import recommend
-from engine.serving import Performance, option_performance, options_performance
+from engine.performance.options import option_performance, options_performance
+from engine.performance.results import Performance
 from engine.sizing import Sizing, min_gpus, size
 from engine.tco import TcoInputError, job_cost
+from engine.workload.registry import all_models
 from gpuquote.api.errors import InputError
 from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (

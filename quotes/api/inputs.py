@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from catalog.selectors.service_tiers import service_tier_get
-from engine.builder import Environment
+from engine.build.builder import Environment
 from engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
 from engine.workload import Workload, WorkloadError, workload_from_dict
 from gpuquote.api.errors import InputError

@@ -10,10 +10,9 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from catalog.api.serializers import ExchangeRateSerializer
-from engine.builder import Environment
-from engine.model_registry import Modality, ModelKind
-from engine.service_tiers import Coverage
-from engine.serving import Verdict
+from engine.build.builder import Environment
+from engine.commerce.service_tiers import Coverage
+from engine.performance.results import Verdict
 from engine.workload import (
     LIMITS,
     DataKind,
@@ -23,6 +22,7 @@ from engine.workload import (
     Task,
     TrainingMethod,
 )
+from engine.workload.registry import Modality, ModelKind
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedFloatField,

@@ -8,9 +8,9 @@ from typing import Any
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from engine.advice import power_per_server
+from engine.advice.pipeline import power_per_server
 from engine.assumptions import SPECS
-from engine.builder import Environment
+from engine.build.builder import Environment
 from engine.money import Money
 from engine.tco import TcoConfiguration, TcoInputError
 from gpuquote.api.errors import InputError

@@ -16,12 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import Country, CountryField
 
-from engine.assumptions import (
-    SPECS,
-    AssumptionError,
-    assumption_validate,
-    is_money,
-)
+from engine.assumptions import SPECS, AssumptionError, assumption_validate, is_money
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     REGION_CHOICES,

@@ -1,8 +1,8 @@
 """Sales quotes: numbering, the quote and its revisions, lines and history.
 
 A quote's figures are never stored: the lines are (frozen prices, copied from the catalog when
-the line is added), and ``engine.pricing.price_quote`` derives every total from them. The only
-copy of totals is ``QuoteRevision.sent_totals``, written once when a revision is sent, so the
+the line is added), and ``engine.commerce.pricing.price_quote`` derives every total from them. The
+only copy of totals is ``QuoteRevision.sent_totals``, written once when a revision is sent, so the
 document the customer received can be told apart from what the lines give today (they give the
 same figures: the lines of a sent revision never change).
 """
@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 from django_countries.fields import Country, CountryField
 
-from engine.exchange import built_in_rates, inverse_published
+from engine.commerce.exchange import built_in_rates, inverse_published
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     CURRENCIES,
@@ -58,7 +58,7 @@ class QuoteOrigin(models.TextChoices):
 
 
 class QuoteStatusChoices(models.TextChoices):
-    """The values of ``engine.workflow.QuoteStatus``, with labels for forms."""
+    """The values of ``engine.commerce.workflow.QuoteStatus``, with labels for forms."""
 
     DRAFT = "draft", _("draft")
     SENT = "sent", _("sent")
@@ -317,7 +317,7 @@ class QuoteRevision(models.Model):
 
     @property
     def label(self) -> str:
-        from engine.numbering import revision_label
+        from engine.commerce.numbering import revision_label
 
         return revision_label(self.index)
 
@@ -360,8 +360,8 @@ class QuoteLine(models.Model):
     )
     source_currency = models.CharField(_("catalog currency"), max_length=3, blank=True)
     # What the builder meant the part for ("boot" / "data" drives, and a cluster line's role such
-    # as "storage_adapter": engine.fabric.LineRole), so the server checks read the quote as it
-    # was built even when one SSD or NIC model serves two purposes.
+    # as "storage_adapter": engine.build.cluster.fabric.LineRole), so the server checks read the
+    # quote as it was built even when one SSD or NIC model serves two purposes.
     role = models.CharField(_("role"), max_length=32, blank=True)
 
     class Meta:

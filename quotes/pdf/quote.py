@@ -16,8 +16,8 @@ from django.utils.translation import gettext, ngettext
 from stdnum import iban
 from stdnum.fr import siren, siret
 
-from engine.numbering import display_number
-from engine.pricing import QuoteTotals
+from engine.commerce.numbering import display_number
+from engine.commerce.pricing import QuoteTotals
 from gpuquote.core.formatting import money_format
 from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteLine, QuoteRevision

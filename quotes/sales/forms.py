@@ -11,10 +11,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors.service_tiers import service_tiers_get
-from engine.builder import Environment, Tier
-from engine.model_registry import all_models
-from engine.pricing import MAX_CONTRACT_MONTHS
+from engine.build.builder import Environment, Tier
+from engine.commerce.pricing import MAX_CONTRACT_MONTHS
 from engine.workload import Task
+from engine.workload.registry import all_models
 from gpuquote.core.countries import CountryFormField, VatNumberMatchesCountry
 from gpuquote.core.formatting import money_format
 from gpuquote.core.forms import (

@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone, translation
 from django.views.decorators.http import require_GET, require_http_methods
 
-from engine.workflow import QuoteStatus
+from engine.commerce.workflow import QuoteStatus
 from gpuquote.core.ratelimit import rate_limited
 from quotes.models import Quote, QuoteEventKind, QuoteRevision
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render

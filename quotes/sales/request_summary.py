@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from engine.advice import tco_configuration
-from engine.builder import Option
-from engine.service_tiers import monthly_with_service
+from engine.advice.pipeline import tco_configuration
+from engine.build.builder import BuiltOption
+from engine.commerce.service_tiers import monthly_with_service
 from engine.tco import TermFee
 from quotes.advice.result import AdviceResult
 from quotes.advice.selectors import managed_offer_get
@@ -40,7 +40,7 @@ class RequestSummary:
         return self.managed_monthly is not None
 
 
-def managed_contract(advice: AdviceResult, option: Option) -> TermFee:
+def managed_contract(advice: AdviceResult, option: BuiltOption) -> TermFee:
     """The host's fee for ``option`` over the contract the customer's horizon signs, as the
     result computed it (computed again only for a result stored before the host's price model,
     with the same assumptions)."""

@@ -1,7 +1,7 @@
 """Reads for sales quotes: the staff dashboard, one quote with its figures, the customer's link.
 
 Totals are never read from the database: ``revision_totals_get`` prices a revision's frozen
-lines with ``engine.pricing.price_quote``, the one place quote figures come from.
+lines with ``engine.commerce.pricing.price_quote``, the one place quote figures come from.
 """
 
 from __future__ import annotations
@@ -14,14 +14,20 @@ from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from catalog.selectors import catalog_snapshot_get
-from engine.advice import build_needs
-from engine.configuration import BuildNeeds, Environment
-from engine.fabric import CLUSTER_ROLES
-from engine.hand_build import QuotedPart, ServerReview, server_review
+from engine.advice.pipeline import build_needs
+from engine.build.cluster.lines import CLUSTER_ROLES
+from engine.build.configuration import BuildNeeds, Environment
+from engine.build.hand_build import QuotedPart, ServerReview, server_review
+from engine.commerce.pricing import (
+    LineKind,
+    PricingError,
+    QuoteTotals,
+    Recurrence,
+    price_quote,
+)
+from engine.commerce.pricing import QuoteLine as EngineLine
+from engine.commerce.workflow import QuoteStatus, Role, context_for
 from engine.money import Money
-from engine.pricing import LineKind, PricingError, QuoteTotals, Recurrence, price_quote
-from engine.pricing import QuoteLine as EngineLine
-from engine.workflow import QuoteStatus, Role, context_for
 from engine.workload import WorkloadError, workload_from_dict
 from quotes.models import (
     Quote,
@@ -96,7 +102,7 @@ class ApprovalWaiting:
 def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
     """The managers' approval queue, oldest change first: drafts with a discount (on the quote
     or a line) whose figures need an approval no manager gave yet (the workflow's own rule,
-    ``engine.workflow``). Two queries: the drafts with a discount, and their lines."""
+    ``engine.commerce.workflow``). Two queries: the drafts with a discount, and their lines."""
     threshold = approval_threshold_pct()
     lines = QuoteLine.objects.order_by("position", "id")
     drafts = (
@@ -227,7 +233,7 @@ def quote_server_review_get(
     *, quote: Quote, lines: list[QuoteLine] | None = None
 ) -> ServerReview | None:
     """The current revision's catalog parts read as servers and checked by the builder's rules
-    (``engine.hand_build``); None for a quote with no catalog part."""
+    (``engine.build.hand_build``); None for a quote with no catalog part."""
     if lines is None:
         lines = revision_lines_get(revision=quote.revision)
     snapshot = catalog_snapshot_get(currency=quote.currency)

@@ -23,10 +23,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from catalog.selectors import price_ages_get
 from catalog.selectors.source_health import price_sources_health
-from engine.numbering import display_number
-from engine.pricing import PricingError
-from engine.rules import rule_get
-from engine.workflow import Role, allowed_actions
+from engine.build.rules import rule_get
+from engine.commerce.numbering import display_number
+from engine.commerce.pricing import PricingError
+from engine.commerce.workflow import Role, allowed_actions
 from gpuquote.core.roles import user_role
 from quotes.advice.answer import answer_context
 from quotes.advice.presenters import MARKET_LABELS, localized_text, option_to_dict, text
@@ -210,7 +210,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
     actions: tuple[str, ...] = ()
     approval_pending = False
     if "totals" in context:
-        from engine.workflow import context_for
+        from engine.commerce.workflow import context_for
 
         workflow = context_for(
             context["totals"],

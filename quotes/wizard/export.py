@@ -18,7 +18,7 @@ from typing import Any
 from django.utils.formats import get_format
 from django.utils.translation import gettext, ngettext
 
-from engine.builder import Tier
+from engine.build.builder import Tier
 from quotes.advice.presenters import result_to_dict
 from quotes.advice.result import AdviceResult
 from quotes.wizard.result_page import OPTION_LABELS, TIER_LABELS

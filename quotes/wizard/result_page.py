@@ -15,11 +15,11 @@ from django.urls import reverse
 from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from engine import rules
-from engine.builder import Tier
-from engine.configuration import PartScope
-from engine.fabric import LINE_ROLE_LABELS, LineRole
-from engine.service_tiers import monthly_with_service
+from engine.build import rules
+from engine.build.builder import Tier
+from engine.build.cluster.lines import LINE_ROLE_LABELS, LineRole
+from engine.build.configuration import PartScope
+from engine.commerce.service_tiers import monthly_with_service
 from engine.tco import JobCost
 from gpuquote.core.formatting import money_format, number_localized
 from quotes.advice.answer import TIER_NAMES, WAY_NAMES, answer_context
@@ -284,7 +284,8 @@ STACK_LINE_LABELS = {
 
 
 def _performance_view(advice: AdviceResult, tier: str) -> dict[str, Any] | None:
-    """What an option delivers, its numbers in the reader's locale (``engine.serving``)."""
+    """What an option delivers, its numbers in the reader's locale
+    (``engine.performance``)."""
     found = next((p for key, p in advice.performance.items() if str(key) == tier), None)
     if found is None:
         return None

@@ -18,7 +18,7 @@ from django.utils import timezone
 from catalog.models import Chassis, Cpu, Gpu, Part, Price, PriceKind
 from catalog.selectors import current_price_queryset, price_is_stale
 from catalog.services import price_record
-from engine.exchange import built_in_rates, convert_price
+from engine.commerce.exchange import built_in_rates, convert_price
 from engine.money import CURRENCIES, Money
 from tests.catalog.catalog_api import (
     CHASSIS,

@@ -16,16 +16,16 @@ import pytest
 from catalog.models import Availability, Chassis, Cpu, Gpu
 from catalog.selectors import catalog_snapshot_get
 from catalog.services import catalog_load
-from engine import rules
-from engine.advice import advise
-from engine.builder import (
+from engine.advice.pipeline import advise
+from engine.build import rules
+from engine.build.builder import (
     BuildNeeds,
     Environment,
     GpuFit,
     ServerConfiguration,
     check_configuration,
 )
-from engine.parts import Availability as SpecAvailability
+from engine.build.parts import Availability as SpecAvailability
 from engine.workload import Task, Workload
 from quotes.advice.presenters import option_to_dict
 

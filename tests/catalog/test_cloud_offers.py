@@ -27,7 +27,7 @@ from catalog.feeds.cloud_offers import CloudOfferRow, iter_cloud_offers
 from catalog.models import CloudOffer, CloudPrice, PriceSource, RunStatus
 from catalog.selectors.cloud_offers import cheapest_cloud_offers
 from catalog.selectors.versions import cloud_prices_version_get, versions_forget
-from engine.exchange import built_in_rates
+from engine.commerce.exchange import built_in_rates
 from engine.money import Money
 from quotes.advice.presenters import cloud_market_panel
 from quotes.advice.selectors import cloud_market_for_gpu_get

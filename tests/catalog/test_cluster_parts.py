@@ -20,9 +20,11 @@ from django.core.exceptions import ValidationError
 from catalog.models import Cable, NetworkSwitch, PartKind, StorageServer
 from catalog.selectors import catalog_snapshot_get
 from catalog.services import catalog_load
-from engine.fabric import LineRole, design_fabric, design_shared_storage
+from engine.build.cluster.fabric import design_fabric
+from engine.build.cluster.lines import LineRole
+from engine.build.cluster.shared_storage import design_shared_storage
+from engine.build.parts import CableEnds, CableKind, DriveFormFactor, hot_swap_bay
 from engine.money import Money
-from engine.parts import CableEnds, CableKind, DriveFormFactor, hot_swap_bay
 
 SEED_FILE = Path(__file__).resolve().parents[2] / "catalog" / "data" / "catalog.json"
 SEED: list[dict[str, Any]] = json.loads(SEED_FILE.read_text(encoding="utf-8"))["parts"]

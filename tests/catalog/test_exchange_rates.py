@@ -21,7 +21,7 @@ from catalog.feeds.kinds import kind_formats
 from catalog.models import ExchangeRate, PriceRefreshRun, PriceSource, RunStatus
 from catalog.selectors.exchange_rates import exchange_rate_get
 from catalog.services import price_source_refresh
-from engine.exchange import DatedRate
+from engine.commerce.exchange import DatedRate
 
 SAMPLES = Path(django_settings.BASE_DIR) / "catalog" / "feeds" / "samples"
 TODAY = dt.date(2026, 12, 5)

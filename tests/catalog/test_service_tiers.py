@@ -20,9 +20,9 @@ from django.urls import reverse
 from catalog.management.commands.load_catalog import SERVICE_TIER_FIELDS
 from catalog.models import ServiceTier
 from catalog.selectors import catalog_version_get, service_tier_get, service_tiers_get
+from engine.commerce.service_tiers import Coverage
+from engine.commerce.service_tiers import ServiceTier as EngineServiceTier
 from engine.money import Money
-from engine.service_tiers import Coverage
-from engine.service_tiers import ServiceTier as EngineServiceTier
 from gpuquote.core.roles import MANAGER_GROUP, REP_GROUP
 from quotes.api.auth import AnonymousThrottle
 from tests.factories import staff_user_make

@@ -7,8 +7,8 @@ import pytest
 
 from catalog.models import PriceKind
 from catalog.selectors import catalog_snapshot_get, price_ages_get
+from engine.build.parts import FormFactor
 from engine.money import Money
-from engine.parts import FormFactor
 from tests.factories import chassis_make, cpu_make, ecb_rates_load, gpu_make, price_make
 
 pytestmark = pytest.mark.django_db

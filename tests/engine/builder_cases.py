@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.builder import BuildNeeds, Check, Environment, GpuFit, Option
+from engine.build.builder import BuildNeeds, BuiltOption, Check, Environment, GpuFit
 from tests.engine import catalog_factory as make
 
 
@@ -34,15 +34,15 @@ def needs(gpus_for: Any = None, **overrides: Any) -> BuildNeeds:
     return BuildNeeds(**fields)
 
 
-def lines(option: Option) -> list[tuple[str, str, int, str, str]]:
+def lines(option: BuiltOption) -> list[tuple[str, str, int, str, str]]:
     return [
         (p.kind, p.sku, p.quantity, str(p.unit_price.rounded().amount), p.role)
         for p in option.parts
     ]
 
 
-def check(option: Option | tuple[Check, ...], rule: str) -> Check:
-    checks = option.checks if isinstance(option, Option) else option
+def check(option: BuiltOption | tuple[Check, ...], rule: str) -> Check:
+    checks = option.checks if isinstance(option, BuiltOption) else option
     return next(c for c in checks if c.rule == rule)
 
 

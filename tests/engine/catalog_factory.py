@@ -9,8 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from engine.money import Money
-from engine.parts import (
+from engine.build.parts import (
     Availability,
     CableSpec,
     CatalogSnapshot,
@@ -28,6 +27,7 @@ from engine.parts import (
     StorageServerSpec,
     SwitchSpec,
 )
+from engine.money import Money
 
 CURRENCY = "EUR"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.parts import (
+from engine.build.parts import (
     CableEnds,
     CableKind,
     CableSpec,

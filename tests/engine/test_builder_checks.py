@@ -7,9 +7,9 @@ Every expected figure is worked out by hand in the test from the catalog factory
 
 from __future__ import annotations
 
-from engine import rules
-from engine.builder import ServerConfiguration, check_configuration
-from engine.parts import DriveFormFactor, FormFactor
+from engine.build import rules
+from engine.build.builder import ServerConfiguration, check_configuration
+from engine.build.parts import DriveFormFactor, FormFactor
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import check, fits, needs
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rules
-from engine.builder import Environment, ServerConfiguration, build_options, check_configuration
-from engine.parts import DriveFormFactor
+from engine.build import rules
+from engine.build.builder import (
+    Environment,
+    ServerConfiguration,
+    build_options,
+    check_configuration,
+)
+from engine.build.parts import DriveFormFactor
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import check, fits, lines, needs, pcie_parts, rendered
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine import rules
-from engine.builder import (
+from engine.build import rules
+from engine.build.builder import (
     Environment,
     ServerConfiguration,
     Tier,

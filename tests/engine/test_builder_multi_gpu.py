@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rules
-from engine.builder import (
+from engine.build import rules
+from engine.build.builder import (
     GpuFit,
     ServerConfiguration,
     Tier,
     build_options,
     check_configuration,
 )
-from engine.configuration import PartScope
+from engine.build.configuration import PartScope
 from tests.engine import catalog_factory as make
 from tests.engine import cluster_parts as net
 from tests.engine.builder_cases import (

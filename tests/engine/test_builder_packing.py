@@ -17,19 +17,19 @@ from typing import Any
 
 import pytest
 
-from engine import rules
-from engine.builder import (
+from engine.build import rules
+from engine.build.builder import (
     BuildResult,
+    BuiltOption,
     Environment,
     GpuFit,
-    Option,
     ServerConfiguration,
     Tier,
     build_options,
     check_configuration,
 )
-from engine.configuration import PartScope, usable_data_gb
-from engine.parts import DriveFormFactor
+from engine.build.configuration import PartScope, usable_data_gb
+from engine.build.parts import DriveFormFactor
 from tests.engine import catalog_factory as make
 from tests.engine import cluster_parts as net
 from tests.engine.builder_cases import check, fits, hgx_parts, lines, needs, pcie_parts, rendered
@@ -44,7 +44,7 @@ def copies(**by_sku: tuple[int, float, int]) -> Any:
     return lambda gpu: table.get(gpu.sku)
 
 
-def per_server_gpus(option: Option) -> int:
+def per_server_gpus(option: BuiltOption) -> int:
     return next(p.quantity for p in option.parts if p.kind == "gpu")
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine.builder import (
+from engine.build.builder import (
     BuildNeeds,
     Environment,
     GpuFit,
@@ -30,10 +30,11 @@ from engine.builder import (
     check_configuration,
     configuration_feasible,
 )
-from engine.configuration import shared_storage_needed
-from engine.fabric import design_fabric, design_shared_storage
-from engine.money import Money
-from engine.parts import (
+from engine.build.cluster.fabric import design_fabric
+from engine.build.cluster.shared_storage import design_shared_storage
+from engine.build.cluster.storage_network import design_storage_network
+from engine.build.configuration import shared_storage_needed
+from engine.build.parts import (
     Availability,
     CatalogSnapshot,
     Cooling,
@@ -42,7 +43,7 @@ from engine.parts import (
     FormFactor,
     GpuClass,
 )
-from engine.storage_network import design_storage_network
+from engine.money import Money
 from tests.engine import catalog_factory as make
 from tests.engine.cluster_parts import (
     ethernet_switch,
@@ -399,8 +400,8 @@ def _cluster_cost(
     needs: BuildNeeds, catalog: CatalogSnapshot, config: ServerConfiguration
 ) -> Decimal | None:
     """What the servers share (fabric for their NICs, shared storage and its network), as the
-    search prices it (engine.fabric, engine.storage_network); None when the catalog cannot build
-    it."""
+    search prices it (engine.build.cluster.fabric, engine.build.cluster.storage_network); None when
+    the catalog cannot build it."""
     designs: list[Any] = []
     other_managed = 0
     if shared_storage_needed(needs, config.servers):

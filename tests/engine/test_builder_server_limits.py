@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rules
-from engine.builder import Environment, ServerConfiguration, build_options, check_configuration
-from engine.parts import Cooling
+from engine.build import rules
+from engine.build.builder import (
+    Environment,
+    ServerConfiguration,
+    build_options,
+    check_configuration,
+)
+from engine.build.parts import Cooling
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import (
     check,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from engine.builder import GpuFit, Tier, build_options
+from engine.build.builder import GpuFit, Tier, build_options
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import fits, needs, pcie_parts, rendered
 

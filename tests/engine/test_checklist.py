@@ -4,8 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from engine import rules
-from engine.checklist import (
+from engine.advice.checklist import (
     POINT_RULES,
     ChecklistInput,
     CostFigures,
@@ -14,6 +13,7 @@ from engine.checklist import (
     Point,
     evaluate,
 )
+from engine.build import rules
 from engine.money import Money
 
 

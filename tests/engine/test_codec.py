@@ -1,4 +1,4 @@
-"""Stored engine results read back as the same objects (``engine.codec``)."""
+"""Stored engine results read back as the same objects (``engine.advice.codec``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from types import MappingProxyType
 
 import pytest
 
-from engine.advice import advise
+from engine.advice.codec import CodecError, decode, encode
+from engine.advice.pipeline import advise
 from engine.assumptions import region_defaults
-from engine.builder import BuildResult, Environment
-from engine.codec import CodecError, decode, encode
+from engine.build.builder import BuildResult, Environment
 from engine.i18n import Message
 from engine.money import Money
 from engine.sizing import Sizing

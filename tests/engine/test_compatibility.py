@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from engine import rules
-from engine.advice import build_needs
-from engine.builder import (
+from engine.advice.pipeline import build_needs
+from engine.build import rules
+from engine.build.builder import (
     BuildNeeds,
     Environment,
     GpuFit,
@@ -22,7 +22,7 @@ from engine.builder import (
     build_options,
     check_configuration,
 )
-from engine.parts import Availability, FormFactor
+from engine.build.parts import Availability, FormFactor
 from engine.workload import Precision, Task, Workload
 from tests.engine import catalog_factory as make
 

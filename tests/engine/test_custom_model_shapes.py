@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.model_registry import Architecture, ModelEntry, ModelKind, all_models, get_model
 from engine.sizing import (
     GB,
     NON_TRANSFORMER_MFU,
@@ -38,6 +37,7 @@ from engine.workload import (
     WorkloadError,
     workload_from_dict,
 )
+from engine.workload.registry import Architecture, ModelEntry, ModelKind, all_models, get_model
 from tests.engine.sizing_figures import H100
 
 NO_RECOMPUTE = Training(gradient_checkpointing=False)  # default batch 8 x 2048 tokens

@@ -1,12 +1,12 @@
-"""Conversions with dated euro reference rates (engine.exchange): EUR -> X, X -> EUR, X -> Y
-through the euro, exact until rounded; the rates are illustrative."""
+"""Conversions with dated euro reference rates (engine.commerce.exchange): EUR -> X, X -> EUR, X ->
+Y through the euro, exact until rounded; the rates are illustrative."""
 
 import datetime as dt
 from decimal import Decimal
 
 import pytest
 
-from engine.exchange import (
+from engine.commerce.exchange import (
     DatedRate,
     MissingRateError,
     convert,

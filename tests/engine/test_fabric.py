@@ -12,19 +12,12 @@ from decimal import Decimal
 
 import pytest
 
-from engine.codec import decode, encode
-from engine.fabric import (
-    UPLINK_REACH_M,
-    ClusterLine,
-    FabricDesign,
-    LineKind,
-    LineRole,
-    StorageDesign,
-    design_fabric,
-    design_shared_storage,
-)
+from engine.advice.codec import decode, encode
+from engine.build.cluster.fabric import FabricDesign, design_fabric
+from engine.build.cluster.lines import UPLINK_REACH_M, ClusterLine, LineKind, LineRole
+from engine.build.cluster.shared_storage import StorageDesign, design_shared_storage
+from engine.build.parts import CableEnds, DriveFormFactor, hot_swap_bay
 from engine.money import Money
-from engine.parts import CableEnds, DriveFormFactor, hot_swap_bay
 from tests.engine import catalog_factory as make
 from tests.engine import cluster_parts as net
 

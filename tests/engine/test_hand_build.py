@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from engine import rules
-from engine.builder import Environment, build_options
-from engine.configuration import PartScope
-from engine.hand_build import (
+from engine.build import rules
+from engine.build.builder import Environment, build_options
+from engine.build.configuration import PartScope
+from engine.build.hand_build import (
     JOB_RULES,
     QuotedPart,
     configuration_from_parts,

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
+from engine.advice.codec import decode, encode
 from engine.assumptions import unit_message
-from engine.codec import decode, encode
 from engine.i18n import Message, ngettext_noop
 from engine.money import Money
 

@@ -6,7 +6,8 @@ API ``safetensors.total``, config.json files, torchvision, papers), never from t
 
 import pytest
 
-from engine.model_registry import (
+from engine.workload import LIMITS
+from engine.workload.registry import (
     Architecture,
     Modality,
     RegistryError,
@@ -16,7 +17,6 @@ from engine.model_registry import (
     load_registry,
     model_ids,
 )
-from engine.workload import LIMITS
 
 # Exact parameter counts from the model cards / HF API (safetensors.total) / torchvision.
 PUBLISHED_PARAMETERS = {

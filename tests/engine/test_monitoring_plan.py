@@ -10,15 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.i18n import Message
-from engine.monitoring import (
-    NVIDIA_MEMORY_LIMIT_FIELD,
-    SEEN_ON,
-    MonitoringPlan,
-    StackStep,
-    Watch,
-    monitoring_plan,
-)
-from engine.software import RECOMMENDED
+from engine.performance.exporters import NVIDIA_MEMORY_LIMIT_FIELD, SEEN_ON
+from engine.performance.monitoring import MonitoringPlan, StackStep, Watch, monitoring_plan
+from engine.performance.software import RECOMMENDED
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog" / "data" / "catalog.json"
 CORE_KEYS = {

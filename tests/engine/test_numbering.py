@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.numbering import (
+from engine.commerce.numbering import (
     NumberingError,
     QuoteNumber,
     display_number,

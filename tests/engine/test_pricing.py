@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.money import Money, round_money
-from engine.pricing import (
+from engine.commerce.pricing import (
     LineKind,
     PricingError,
     QuoteLine,
@@ -16,7 +15,8 @@ from engine.pricing import (
     effective_discount_pct,
     price_quote,
 )
-from engine.vat import VatRegime
+from engine.commerce.vat import VatRegime
+from engine.money import Money, round_money
 
 PART, SERVICE = LineKind.PART, LineKind.SERVICE
 ONE_OFF, MONTHLY = Recurrence.ONE_OFF, Recurrence.MONTHLY

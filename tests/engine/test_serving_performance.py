@@ -1,4 +1,4 @@
-"""What an option delivers (engine.serving), against figures worked out by hand here.
+"""What an option delivers (engine.performance), against figures worked out by hand here.
 
 Decode: a step reads, per GPU of a model copy, its share of the weights and of its users' KV
 cache at the full context, at 55% of the memory bandwidth; each user gets one token per step.
@@ -12,15 +12,11 @@ import math
 
 import pytest
 
-from engine.builder import Option, PartLine, Tier, Totals
-from engine.serving import (
-    DECODE_BANDWIDTH_EFFICIENCY,
-    PREFILL_MFU,
-    PROMPT_SHARE,
-    Verdict,
-    option_performance,
-    performance_for,
-)
+from engine.build.builder import BuiltOption, PartLine, Tier, Totals
+from engine.performance.language import PREFILL_MFU, PROMPT_SHARE
+from engine.performance.options import option_performance, performance_for
+from engine.performance.results import Verdict
+from engine.sizing.constants import DECODE_BANDWIDTH_EFFICIENCY
 from engine.sizing.images import DIFFUSION_MFU
 from engine.workload import workload_from_dict
 from tests.engine.catalog_factory import eur, gpu
@@ -305,7 +301,7 @@ def test_amd_gpus_state_rocm_and_nvidia_gpus_cuda():
 
 
 def _option(parts, servers=2, gpus=8):
-    return Option(
+    return BuiltOption(
         tier=Tier.BALANCED,
         servers=servers,
         parts=parts,

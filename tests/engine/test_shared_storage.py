@@ -10,7 +10,8 @@ from decimal import Decimal
 
 import pytest
 
-from engine.fabric import LineKind, LineRole, StorageDesign, design_shared_storage
+from engine.build.cluster.lines import LineKind, LineRole
+from engine.build.cluster.shared_storage import StorageDesign, design_shared_storage
 from engine.money import Money
 from tests.engine import catalog_factory as make
 from tests.engine import cluster_parts as net

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from engine import rules
-from engine.builder import Environment, ServerConfiguration, check_configuration
-from engine.checks.records import Subject
-from engine.checks.site_rules import draw_mw, liquid_cooled
-from engine.configuration import _server_needs
-from engine.parts import Cooling, FormFactor
+from engine.build import rules
+from engine.build.builder import Environment, ServerConfiguration, check_configuration
+from engine.build.checks.records import Subject
+from engine.build.checks.site_rules import draw_mw, liquid_cooled
+from engine.build.configuration import _server_needs
+from engine.build.parts import Cooling, FormFactor
 from tests.engine import catalog_factory as make
 from tests.engine.builder_cases import check, fits, needs
 

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 import pytest
 
-from engine.model_registry import get_model
 from engine.sizing import DEFAULT_MFU, NON_TRANSFORMER_MFU, GpuProfile, size
 from engine.workload import (
     Data,
@@ -23,6 +22,7 @@ from engine.workload import (
     TrainingMethod,
     Workload,
 )
+from engine.workload.registry import get_model
 from tests.engine.sizing_figures import H100, LLAMA2_7B
 
 TEST_GPU = GpuProfile("test GPU", 80, 2000, 300)

@@ -49,8 +49,8 @@ def test_llama31_70b_bf16_needs_four_80gb_gpus_at_a_valid_tensor_parallel_degree
 
 
 def test_tensor_parallel_degrees_divide_heads_and_kv_heads():
-    from engine.model_registry import get_model
     from engine.sizing.fit import tensor_parallel_degrees
+    from engine.workload.registry import get_model
 
     llama70 = get_model("llama-3.1-70b")
     assert llama70 is not None

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 import pytest
 
-from engine.model_registry import Architecture, get_model
 from engine.sizing import (
     CUDA_CONTEXT_GB,
     INT4_CONSTANT_BITS,
@@ -33,6 +32,7 @@ from engine.workload import (
     TrainingMethod,
     Workload,
 )
+from engine.workload.registry import Architecture, get_model
 from tests.engine.sizing_figures import GB, LLAMA2_7B
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from engine.advice import sized_on, sizing_on_gpu
-from engine.model_registry import all_models
+from engine.advice.pipeline import sized_on, sizing_on_gpu
 from engine.sizing import GpuProfile, size
 from engine.workload import WorkloadError, workload_from_dict
+from engine.workload.registry import all_models
 from tests.engine.catalog_factory import a100_pcie, h100_nvl, h100_sxm, l40s, rtx_4090
 from tests.engine.sizing_figures import H100
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.i18n import Message
-from engine.software import (
+from engine.performance.software import (
     GENERATIONS,
     RECOMMENDED,
     StackPurpose,
@@ -109,7 +109,16 @@ def test_the_driver_branch_each_cuda_release_needs():
     assert driver_branch_needed((12, 8)) == 570
     assert driver_branch_needed((12, 4)) == 525  # a 12.x minor release: the 12.0 driver
     assert driver_branch_needed((11, 8)) == 520
-    assert set(GENERATIONS) == {"Ampere", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3"}
+    assert set(GENERATIONS) == {
+        "Turing",
+        "Ampere",
+        "Ada Lovelace",
+        "Hopper",
+        "Blackwell",
+        "CDNA 2",
+        "CDNA 3",
+        "CDNA 4",
+    }
 
 
 def test_an_unknown_vendor_has_no_stack():

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.fabric import LineKind, LineRole, design_fabric, design_shared_storage
-from engine.storage_network import MBS_PER_GBPS, design_storage_network
+from engine.build.cluster.fabric import design_fabric
+from engine.build.cluster.lines import LineKind, LineRole
+from engine.build.cluster.shared_storage import design_shared_storage
+from engine.build.cluster.storage_network import MBS_PER_GBPS, design_storage_network
 from tests.engine import catalog_factory as make
 from tests.engine import cluster_parts as net
 

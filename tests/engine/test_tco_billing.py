@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from engine.advice import power_per_server, tco_configuration
+from engine.advice.pipeline import power_per_server, tco_configuration
 from engine.assumptions import region_defaults
-from engine.configuration import Option, Tier, Totals
+from engine.build.configuration import BuiltOption, Tier, Totals
 from engine.money import Money
 from engine.tco import TcoInputError
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
@@ -84,7 +84,7 @@ def test_a_built_option_shares_the_cluster_power_between_its_servers():
         managed_monthly_price=None,
         cluster_power_w=1001,
     )
-    option = Option(tier=Tier.BUDGET, servers=2, parts=(), totals=totals, checks=())
+    option = BuiltOption(tier=Tier.BUDGET, servers=2, parts=(), totals=totals, checks=())
 
     config = tco_configuration(option)
 

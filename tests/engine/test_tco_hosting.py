@@ -16,9 +16,9 @@ from engine.tco.market import (
     HostingOffer,
     MarketOffers,
     MarketPosition,
-    gpu_class,
     hosting_offers,
     market_band,
+    market_class,
     offer_counts,
     offer_seen_on,
     per_gpu_month_price,
@@ -161,7 +161,7 @@ def _band_by_hand(klass):
     prices = []
     with OFFERS_FILE.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            if gpu_class(row["gpu_model"]) != klass:
+            if market_class(row["gpu_model"]) != klass:
                 continue
             price = Decimal(row["price"]) / per_eur[row["currency"]]
             if row["price_per"] != "gpu":
@@ -183,7 +183,7 @@ def test_the_market_band_of_a_class_runs_from_its_cheapest_to_its_dearest_offer(
     # the MI300X's DigitalOcean price, in the same class, is the cheapest
     assert band.high == eur("5687.80")  # Azure NC40ads H100 v5: 7.7915 EUR/h x 730
     assert band.low == eur("1342.11")  # DigitalOcean MI300X: 1.99 USD/h x 730 / 1.0824
-    assert band.offers == sum(1 for offer in hosting_offers() if offer.gpu_class == "H100")
+    assert band.offers == sum(1 for offer in hosting_offers() if offer.market_class == "H100")
     assert band.position(Money(Decimal("1342.10"), "EUR")) is MarketPosition.BELOW
     assert band.position(Money(Decimal("1342.11"), "EUR")) is MarketPosition.WITHIN
     assert band.position(Money(Decimal("5687.81"), "EUR")) is MarketPosition.ABOVE
@@ -191,15 +191,15 @@ def test_the_market_band_of_a_class_runs_from_its_cheapest_to_its_dearest_offer(
 
 
 def test_gpu_classes_group_the_gpus_customers_compare():
-    assert gpu_class("AMD Instinct MI300X 192GB OAM") == "H100"
-    assert gpu_class("NVIDIA H100 NVL 94GB") == "H100"
-    assert gpu_class("NVIDIA H200 SXM5 141GB") == "H200"
-    assert gpu_class("NVIDIA B200 SXM 180GB (HGX B200)") == "B200"
-    assert gpu_class("NVIDIA GB200 NVL72") is None
-    assert gpu_class("NVIDIA RTX 6000 Ada Generation 48GB") == "L40S"
-    assert gpu_class("NVIDIA L40S 48GB") == "L40S"
-    assert gpu_class("NVIDIA L4 24GB") == "L4"
-    assert gpu_class("NVIDIA GeForce RTX 4090 24GB") is None
+    assert market_class("AMD Instinct MI300X 192GB OAM") == "H100"
+    assert market_class("NVIDIA H100 NVL 94GB") == "H100"
+    assert market_class("NVIDIA H200 SXM5 141GB") == "H200"
+    assert market_class("NVIDIA B200 SXM 180GB (HGX B200)") == "B200"
+    assert market_class("NVIDIA GB200 NVL72") is None
+    assert market_class("NVIDIA RTX 6000 Ada Generation 48GB") == "L40S"
+    assert market_class("NVIDIA L40S 48GB") == "L40S"
+    assert market_class("NVIDIA L4 24GB") == "L4"
+    assert market_class("NVIDIA GeForce RTX 4090 24GB") is None
     one = Decimal(1)
     assert market_band("NVIDIA GeForce RTX 4090", "EUR", usd_per_eur=one, gbp_per_eur=one) is None
 
@@ -271,11 +271,11 @@ def test_an_offers_price_per_gpu_month_shares_the_offer_and_counts_730_hours():
     )
 
 
-def _offer(provider, gpu_class, amount, currency, day):
+def _offer(provider, market_class, amount, currency, day):
     return HostingOffer(
         provider=provider,
-        product=f"{provider} {gpu_class}",
-        gpu_class=gpu_class,
+        product=f"{provider} {market_class}",
+        market_class=market_class,
         per_gpu_month=Money(Decimal(amount), currency),
         seen_on=day,
         source_url=f"https://{provider.lower()}.example/prices",

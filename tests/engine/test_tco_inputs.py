@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from engine.money import Money
-from engine.tco import Option, SensitivityParameter, TcoInput, TcoInputError
+from engine.tco import SensitivityParameter, TcoInput, TcoInputError, Way
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
 # --------------------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def test_a_gpu_without_a_cloud_price_is_left_out_of_the_cloud_and_explained():
     assert result.cloud is None
     assert result.cloud_reserved is None
     assert result.break_even_month.vs_cloud is None
-    assert set(result.options) == {Option.ON_PREMISES, Option.MANAGED}
+    assert set(result.options) == {Way.ON_PREMISES, Way.MANAGED}
     templates = " ".join(message.template for message in result.explanations)
     assert "cloud_price_per_gpu_hour" in templates
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from engine.tco import Option, job_cost, managed_offer
+from engine.tco import Way, job_cost, managed_offer
 from tests.engine.tco_cases import assumptions, configuration, eur
 
 HAND = {
@@ -40,7 +40,7 @@ def test_a_run_is_priced_rented_by_the_hour_hosted_by_the_month_or_bought_by_han
     # 2 x 3 kW x 100.5 h x PUE 1.5 x 0.20 EUR = 180.90 EUR; plus 2 x 100,000
     assert job.energy == eur("180.90")
     assert job.buy == eur("200180.90")
-    assert job.cheapest is Option.CLOUD
+    assert job.cheapest is Way.CLOUD
     assert (job.gpus, job.hours) == (8, 100.5)
 
 
@@ -58,10 +58,10 @@ def test_without_a_cloud_price_the_host_rents_month_to_month():
     job = job_cost(36.3, config, resolved, managed_offer(config, resolved))
 
     assert job.cloud is None
-    assert job.cheapest in {Option.MANAGED, Option.ON_PREMISES}
+    assert job.cheapest in {Way.MANAGED, Way.ON_PREMISES}
     assert job.cheapest is min(
-        (Option.MANAGED, Option.ON_PREMISES),
-        key=lambda o: (job.managed if o is Option.MANAGED else job.buy).amount,
+        (Way.MANAGED, Way.ON_PREMISES),
+        key=lambda o: (job.managed if o is Way.MANAGED else job.buy).amount,
     )
 
 
@@ -75,9 +75,9 @@ def test_the_cheapest_way_is_the_lowest_figure():
     for hours in (1, 24, 240, 2400, 24000):
         job, _ = _job(hours)
         figures = {
-            Option.ON_PREMISES: job.buy,
-            Option.MANAGED: job.managed,
-            Option.CLOUD: job.cloud,
+            Way.ON_PREMISES: job.buy,
+            Way.MANAGED: job.managed,
+            Way.CLOUD: job.cloud,
         }
         assert figures[job.cheapest].amount == min(m.amount for m in figures.values())
         assert job.cloud.amount == Decimal(8 * math.ceil(hours) * 2)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, Option
+from engine.tco import HOURS_PER_MONTH, HOURS_PER_YEAR, Way
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
 
@@ -120,7 +120,7 @@ def test_totals_grow_with_the_horizon(scenario):
     for years, (shorter, longer) in enumerate(itertools.pairwise(totals), start=1):
         for option, cost in shorter.items():
             assert Decimal(0) <= cost.total.amount
-            if option is Option.MANAGED and years < 3:
+            if option is Way.MANAGED and years < 3:
                 # A longer stay signs a longer contract, whose fee pays the hardware back over
                 # more months: 2 years of a 24-month fee may cost less than 1 year of a
                 # 12-month one. From 3 years on every horizon signs 36 months.

@@ -8,10 +8,10 @@ from types import MappingProxyType
 
 import pytest
 
-from engine.codec import decode, encode
+from engine.advice.codec import decode, encode
+from engine.commerce.service_tiers import Coverage, ServiceTier
 from engine.money import Money
-from engine.service_tiers import Coverage, ServiceTier
-from engine.tco import Option, TcoInputError, job_cost, managed_offer
+from engine.tco import TcoInputError, Way, job_cost, managed_offer
 from engine.tco.results import TcoResult
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
@@ -92,7 +92,7 @@ def test_the_managed_explanations_name_the_tier_and_its_price():
 
     said = [message.render() for message in result.explanations]
     assert any("24x7 service tier: 450 EUR per server and month" in line for line in said)
-    assert Option.MANAGED in result.options
+    assert Way.MANAGED in result.options
 
 
 # --- The tier itself -----------------------------------------------------------------------

@@ -4,7 +4,7 @@ breaks even.
 
 from decimal import Decimal
 
-from engine.tco import Option
+from engine.tco import Way
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
 
 # --------------------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_managed_hosting_and_cloud_costs_by_hand():
     # reserved capacity is billed for every hour: 8 x 730 x 36 x 2 EUR x (1 - 30%) = 294,336
     assert result.cloud_reserved.by_category["cloud"] == eur("294336.00")
     assert result.cloud_reserved.total == eur("337536.00")
-    assert result.cheapest is Option.CLOUD
+    assert result.cheapest is Way.CLOUD
 
 
 # --------------------------------------------------------------------------------------------

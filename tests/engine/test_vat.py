@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from engine.vat import (
+from engine.commerce.vat import (
     EU_MEMBER_STATES,
     EU_STANDARD_VAT_RATES_PCT,
     SELLER_COUNTRY,

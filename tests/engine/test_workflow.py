@@ -6,9 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from engine.money import Money
-from engine.pricing import LineKind, QuoteLine, price_quote
-from engine.workflow import (
+from engine.commerce.pricing import LineKind, QuoteLine, price_quote
+from engine.commerce.workflow import (
     DEFAULT_APPROVAL_THRESHOLD_PCT,
     DEFAULT_VALIDITY_DAYS,
     PERMISSIONS,
@@ -24,6 +23,7 @@ from engine.workflow import (
     transition,
     validity_end,
 )
+from engine.money import Money
 
 DRAFT, SENT, ACCEPTED, DECLINED, EXPIRED = (
     QuoteStatus.DRAFT,

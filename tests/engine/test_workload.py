@@ -5,7 +5,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.i18n import Message
-from engine.model_registry import Architecture
 from engine.workload import (
     LIMITS,
     MSG_RANGE,
@@ -23,6 +22,7 @@ from engine.workload import (
     validate_workload,
     workload_from_dict,
 )
+from engine.workload.registry import Architecture
 
 
 def _errors(data):

@@ -13,9 +13,9 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from engine.builder import Environment
-from engine.numbering import display_number
-from engine.pricing import QuoteTotals
+from engine.build.builder import Environment
+from engine.commerce.numbering import display_number
+from engine.commerce.pricing import QuoteTotals
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedIntegerField,

@@ -22,7 +22,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from engine.pricing import PricingError
+from engine.commerce.pricing import PricingError
 from gpuquote.api.errors import InputError
 from quotes.advice.inputs import DEFAULT_UTILIZATION_PCT, utilization_pct_for_uptime
 from quotes.advice.result import AdviceInputs

@@ -19,8 +19,8 @@ from django.utils.translation import gettext
 
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.service_tiers import service_tier_get
-from engine.advice import Advice
-from engine.builder import Environment, Tier
+from engine.advice.pipeline import Advice
+from engine.build.builder import Environment, Tier
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.roles import user_role
 from quotes.advice.presenters import service_tier_to_dict, text

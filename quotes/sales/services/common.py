@@ -1,7 +1,7 @@
 """What the sales services share (their internal API): the line input, the event record, the
 quote lock, the workflow context, new revisions and the catalog prices lines are frozen at.
 
-Every status change goes through ``engine.workflow.transition``; the role comes from
+Every status change goes through ``engine.commerce.workflow.transition``; the role comes from
 ``gpuquote.core.roles.user_role`` (the user's sales group; a superuser is a manager). Each service
 runs in one transaction and locks the quote row (``select_for_update``) before reading what it
 changes, so two staff members clicking at once serialise instead of overwriting each other.
@@ -26,11 +26,10 @@ from django.utils.translation import gettext
 
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
-from engine.exchange import DatedRate, rate_between, rate_rounded
-from engine.money import CURRENCIES, Money, amount_between, round_money
-from engine.pricing import PricingError, QuoteTotals
-from engine.service_tiers import ServiceTier
-from engine.workflow import (
+from engine.commerce.exchange import DatedRate, rate_between, rate_rounded
+from engine.commerce.pricing import PricingError, QuoteTotals
+from engine.commerce.service_tiers import ServiceTier
+from engine.commerce.workflow import (
     Action,
     QuoteContext,
     QuoteStatus,
@@ -40,6 +39,7 @@ from engine.workflow import (
     transition,
     validity_end,
 )
+from engine.money import CURRENCIES, Money, amount_between, round_money
 from gpuquote.core.roles import user_role
 from quotes.advice.presenters import localized_text
 from quotes.models import (

@@ -13,11 +13,9 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from engine.builder import Option
-from engine.codec import encode
-from engine.workflow import (
-    validity_end,
-)
+from engine.advice.codec import encode
+from engine.build.builder import BuiltOption
+from engine.commerce.workflow import validity_end
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.formatting import number_localized
 from gpuquote.core.roles import user_role
@@ -126,7 +124,7 @@ def quote_create(
     return quote
 
 
-def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[LineInput]:
+def _result_lines(advice: AdviceResult, option: BuiltOption, language: str) -> list[LineInput]:
     """On premises: the parts to buy. Managed hosting: the host's monthly fee and its setup
     for the contract the customer's horizon signs, the very figures of the result page; the
     host owns the hardware, so no part is sold."""
@@ -153,7 +151,7 @@ def _result_lines(advice: AdviceResult, option: Option, language: str) -> list[L
     ]
 
 
-def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[LineInput]:
+def _managed_lines(advice: AdviceResult, option: BuiltOption, language: str) -> list[LineInput]:
     contract = managed_contract(advice, option)
     gpus = option.totals.gpus // option.servers
     gpu = next((part.name for part in option.parts if part.kind == "gpu"), "")
@@ -201,7 +199,7 @@ def _managed_lines(advice: AdviceResult, option: Option, language: str) -> list[
     return lines
 
 
-def _contract_months(advice: AdviceResult, option: Option) -> int:
+def _contract_months(advice: AdviceResult, option: BuiltOption) -> int:
     """How long the quote's monthly lines run: the managed contract's term, else the horizon."""
     horizon = max(1, min(120, advice.inputs.horizon_years * 12))
     if advice.inputs.deployment == "managed":
@@ -209,7 +207,9 @@ def _contract_months(advice: AdviceResult, option: Option) -> int:
     return horizon
 
 
-def _result_snapshot(result: WizardResult, advice: AdviceResult, option: Option) -> dict[str, Any]:
+def _result_snapshot(
+    result: WizardResult, advice: AdviceResult, option: BuiltOption
+) -> dict[str, Any]:
     """What the quote keeps of the result, in the quote's language (its document's words)."""
     with translation.override(result.language):
         return {

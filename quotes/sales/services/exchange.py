@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from catalog.selectors.exchange_rates import conversion_rates_get
-from engine.exchange import EUR, rate_between, rate_rounded, rates_oldest_date
+from engine.commerce.exchange import EUR, rate_between, rate_rounded, rates_oldest_date
 from engine.money import CURRENCIES
 from quotes.models import Quote
 

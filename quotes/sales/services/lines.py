@@ -12,12 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from catalog.models import Part
-from engine.workflow import (
-    Action,
-    QuoteStatus,
-    TransitionError,
-    transition,
-)
+from engine.commerce.workflow import Action, QuoteStatus, TransitionError, transition
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.roles import user_role
 from quotes.models import (

@@ -13,7 +13,7 @@ import secrets
 from django.db import transaction
 from django.db.models import F
 
-from engine.numbering import quote_number
+from engine.commerce.numbering import quote_number
 from quotes.models import Quote, QuoteCounter
 from quotes.models.sales import UNNUMBERED_PREFIX
 

@@ -14,8 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from engine.pricing import PricingError, QuoteTotals
-from engine.workflow import (
+from engine.commerce.pricing import PricingError, QuoteTotals
+from engine.commerce.workflow import (
     Action,
     QuoteContext,
     QuoteStatus,

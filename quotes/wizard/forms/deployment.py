@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors.service_tiers import service_tier_get, service_tiers_get
 from engine.assumptions import SPECS, AssumptionError, assumption_validate
-from engine.builder import Environment
+from engine.build.builder import Environment
 from gpuquote.core.formatting import money_format
 from quotes.advice.inputs import (
     BUDGET_MAX,

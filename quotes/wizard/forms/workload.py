@@ -15,7 +15,6 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from engine.model_registry import ModelKind, all_models
 from engine.workload import (
     DataKind,
     Precision,
@@ -24,6 +23,7 @@ from engine.workload import (
     WorkloadError,
     workload_from_dict,
 )
+from engine.workload.registry import ModelKind, all_models
 from gpuquote.core.formatting import number_localized
 from quotes.advice.inputs import INFERENCE_DEFAULTS, TRAINING_DEFAULTS, WIZARD_CONCURRENT_USERS
 from quotes.wizard.forms.base import WizardStepForm

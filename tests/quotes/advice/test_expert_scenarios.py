@@ -22,20 +22,17 @@ from typing import Any
 import pytest
 
 from catalog.selectors import catalog_snapshot_get
-from engine import rules
-from engine.advice import Advice, tco_configuration
+from engine.advice.pipeline import Advice, tco_configuration
 from engine.assumptions import region_defaults
-from engine.builder import Environment, Option, PartLine, Tier
-from engine.configuration import PartScope
-from engine.fabric import LineRole
+from engine.build import rules
+from engine.build.builder import BuiltOption, Environment, PartLine, Tier
+from engine.build.cluster.lines import LineRole
+from engine.build.configuration import PartScope
+from engine.build.parts import CatalogSnapshot, GpuSpec, hot_swap_bay
 from engine.money import Money
-from engine.parts import CatalogSnapshot, GpuSpec, hot_swap_bay
-from engine.serving import (
-    FIRST_TOKEN_LIMIT_SECONDS,
-    FLUENT_TOKENS_PER_SECOND,
-    Performance,
-    option_performance,
-)
+from engine.performance.language import FIRST_TOKEN_LIMIT_SECONDS, FLUENT_TOKENS_PER_SECOND
+from engine.performance.options import option_performance
+from engine.performance.results import Performance
 from engine.tco import managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.selectors import advice_get
@@ -43,8 +40,8 @@ from quotes.advice.selectors import advice_get
 PRODUCTION = Environment.PRODUCTION.value
 EXPERIMENT = Environment.EXPERIMENT.value
 UPPER_TIERS = (Tier.BALANCED, Tier.PERFORMANCE)
-# Chat: text faster than anyone reads (engine.serving: about 5.3 tokens/s; 10 stays ahead) and a
-# first token within 2 s, well inside the 10 s a user keeps attention (Nielsen 1993).
+# Chat: text faster than anyone reads (engine.performance: about 5.3 tokens/s; 10 stays
+# ahead) and a first token within 2 s, well inside the 10 s a user keeps attention (Nielsen 1993).
 CHAT_TOKENS_PER_SECOND = FLUENT_TOKENS_PER_SECOND
 CHAT_FIRST_TOKEN_S = 2.0
 # A 24/7 service quoted at "99.9 %" (about 8.8 hours of downtime a year).
@@ -626,10 +623,10 @@ class Answer:
     performance: Mapping[Tier, Performance | None]
 
     @property
-    def options(self) -> tuple[Option, ...]:
+    def options(self) -> tuple[BuiltOption, ...]:
         return self.advice.build.options
 
-    def gpu(self, option: Option) -> GpuSpec:
+    def gpu(self, option: BuiltOption) -> GpuSpec:
         line = _gpu_line(option)
         return next(spec for spec in self.catalog.gpus if spec.sku == line.sku)
 
@@ -652,11 +649,11 @@ def _answer(scenario: Scenario) -> Answer:
     return Answer(workload, advice, catalog, MappingProxyType(performance))
 
 
-def _gpu_line(option: Option) -> PartLine:
+def _gpu_line(option: BuiltOption) -> PartLine:
     return next(line for line in option.parts if line.kind == "gpu")
 
 
-def _cluster(option: Option, role: LineRole) -> list[PartLine]:
+def _cluster(option: BuiltOption, role: LineRole) -> list[PartLine]:
     return [p for p in option.parts if p.scope == PartScope.CLUSTER and p.role == role.value]
 
 
@@ -664,7 +661,7 @@ def _rendered(messages: Any) -> str:
     return " ".join(message.render() for message in messages)
 
 
-def _check(option: Option, rule: str):
+def _check(option: BuiltOption, rule: str):
     return next(check for check in option.checks if check.rule == rule)
 
 

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.test import override_settings
 from rest_framework.fields import empty
 
+from engine.advice.checklist import Deployment
 from engine.assumptions import REGIONS
-from engine.checklist import Deployment
 from engine.money import CURRENCIES
 from engine.tco import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS
 from quotes.advice import inputs

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from engine.tco import Option
+from engine.tco import Way
 from quotes.advice.compute import compute
 from quotes.advice.selectors import assumptions_get
 from tests.factories import advice_inputs_make
@@ -62,8 +62,8 @@ def test_a_run_costs_far_less_to_rent_than_three_years_of_ownership(name):
     assert job.hours == advice.on_recommended.training_hours
     assert job.gpus == chosen.totals.gpus
     # The cheapest way to run one job is to rent it, and it is a fraction of the 3-year view
-    assert job.cheapest in {Option.CLOUD, Option.MANAGED}
-    cheapest = job.cloud if job.cheapest is Option.CLOUD else job.managed
+    assert job.cheapest in {Way.CLOUD, Way.MANAGED}
+    cheapest = job.cloud if job.cheapest is Way.CLOUD else job.managed
     assert cheapest.amount < job.buy.amount
     assert cheapest.amount < advice.tco.on_premises.total.amount / 5
     # Cloud: every GPU-hour started, at the GPU's dated on-demand price

@@ -10,10 +10,10 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from engine.configuration import Check
+from engine.advice.recommendation import recommend
+from engine.build.configuration import Check
 from engine.i18n import Message
-from engine.recommendation import recommend
-from engine.tco import Option
+from engine.tco import Way
 from gpuquote.core.formatting import money_format
 from tests.quotes.advice.test_job_costs import JOBS, _advise
 from tests.quotes.wizard.wizard_cases import INFERENCE, stored_advice, wizard_result_make
@@ -51,7 +51,7 @@ def test_a_run_is_answered_with_the_cheapest_way_to_run_it():
     assert found is not None
     assert found.job == advice.job
     assert found.cheapest is advice.job.cheapest
-    assert found.cheapest in {Option.CLOUD, Option.MANAGED}
+    assert found.cheapest in {Way.CLOUD, Way.MANAGED}
     assert "One run takes" in found.reasons[2].template
 
 

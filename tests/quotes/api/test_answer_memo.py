@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from catalog.models import CloudPrice, Gpu, Price
 from catalog.selectors import versions, versions_forget
-from engine.model_registry import all_models
+from engine.workload.registry import all_models
 from quotes.advice.services import region_assumptions_seed
 from quotes.api import calculators, memo
 from quotes.models import RegionAssumption

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from catalog.selectors import catalog_snapshot_get
-from engine.advice import advise
-from engine.builder import Environment
+from engine.advice.pipeline import advise
+from engine.build.builder import Environment
 from engine.workload import workload_from_dict
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,5 @@
-"""What each option delivers, over the API: the figures are the engine's (engine.serving)."""
+"""What each option delivers, over the API: the figures are the engine's
+(engine.performance)."""
 
 import json
 
@@ -6,9 +7,9 @@ import pytest
 from django.urls import reverse
 
 from catalog.selectors import catalog_snapshot_get
-from engine.advice import advise
-from engine.builder import Environment
-from engine.serving import option_performance
+from engine.advice.pipeline import advise
+from engine.build.builder import Environment
+from engine.performance.options import option_performance
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import performance_to_dict
 

@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from engine.model_registry import get_model
 from engine.sizing import GpuProfile, kv_cache_bytes_per_token, size
 from engine.workload import Precision, workload_from_dict
+from engine.workload.registry import get_model
 from tests.factories import gpu_make
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from engine.exchange import rate_rounded
+from engine.commerce.exchange import rate_rounded
 from quotes.advice import kept
 from quotes.advice.selectors import assumptions_get, priced_assumptions_get
 from quotes.models import QuoteOrigin, WizardResult

@@ -6,7 +6,7 @@ quote stopped with "value too long for type character varying(8)" on "storage_ad
 
 from __future__ import annotations
 
-from engine.fabric import CLUSTER_ROLES
+from engine.build.cluster.lines import CLUSTER_ROLES
 from quotes.models import QuoteLine
 
 

@@ -17,9 +17,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from pypdf import PdfReader
 
-from engine.advice import tco_configuration
+from engine.advice.pipeline import tco_configuration
 from engine.assumptions import region_defaults
-from engine.builder import BuildResult
+from engine.build.builder import BuildResult
 from engine.tco import managed_offer
 from quotes.models import OutboxJob, QuoteRequest
 from quotes.pdf.quote import quote_pdf_render

@@ -15,9 +15,9 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from engine.advice import tco_configuration
+from engine.advice.pipeline import tco_configuration
 from engine.assumptions import region_defaults
-from engine.builder import BuildResult
+from engine.build.builder import BuildResult
 from engine.tco import managed_offer
 from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteRequest, QuoteRevision
 from quotes.sales import services

@@ -1,4 +1,5 @@
-"""The result page shows what each option delivers, as the engine computed it (engine.serving)."""
+"""The result page shows what each option delivers, as the engine computed it
+(engine.performance)."""
 
 import re
 
@@ -8,7 +9,7 @@ from django.utils import translation
 from django.utils.html import escape
 
 from catalog.selectors import catalog_snapshot_get
-from engine.serving import options_performance
+from engine.performance.options import options_performance
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import localized_text
 from tests.factories import advice_result_build, stored_result_make

@@ -11,8 +11,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from engine.configuration import GpuFit, GpuPreference
-from engine.tco.inputs import Option as Way
+from engine.build.configuration import GpuFit, GpuPreference
+from engine.tco.inputs import Way
 from quotes.models import WizardResult
 from quotes.wizard.export import _cell
 from quotes.wizard.result_choices import RENTAL_TERM_MONTHS, differences

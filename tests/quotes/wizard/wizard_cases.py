@@ -15,7 +15,7 @@ from decimal import Decimal
 from django.urls import reverse
 
 from catalog.selectors.service_tiers import service_tier_get
-from engine.builder import Environment, Tier
+from engine.build.builder import Environment, Tier
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import option_to_dict
 from quotes.advice.result import AdviceResult

@@ -1,0 +1,214 @@
+"""From a workload to priced configurations: sizing feeds the builder.
+
+The one place where the two engines meet, so the API, the wizard and the staff screens all get
+the same answer for the same workload and catalog.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..assumptions.gpu_models import training_mfu
+from ..build import rules
+from ..build.builder import BuildNeeds, BuildResult, BuiltOption, Environment, GpuFit, build_options
+from ..build.configuration import GpuPreference
+from ..build.parts import CatalogSnapshot, GpuSpec
+from ..money import Money
+from ..sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from ..sizing.system import dataset_gb
+from ..tco import TcoConfiguration
+from ..workload import Sharding, Workload
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    sizing: Sizing  # the job on its own (no GPU chosen): storage, data rates, explanations
+    build: BuildResult
+
+
+def gpu_profile(gpu: GpuSpec) -> GpuProfile:
+    training = training_mfu(gpu.name)
+    return GpuProfile(
+        name=gpu.name,
+        memory_gb=gpu.memory_gb,
+        memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
+        bf16_tflops=gpu.bf16_tflops,
+        fp8_tflops=gpu.fp8_tflops,
+        training_mfu=training.value,
+        training_mfu_source=training.source,
+    )
+
+
+def _fully_sharded(workload: Workload) -> Workload:
+    training = workload.training_or_default
+    return dataclasses.replace(
+        workload, training=dataclasses.replace(training, sharding=Sharding.ZERO3)
+    )
+
+
+def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> Sizing | None:
+    """The job sized on the GPU model it would run on, at the GPU count it needs; None: no fit.
+
+    The count is the most of: what memory needs, what the deadline or the throughput target
+    needs, and (training) the data-parallel GPUs the customer asked for. Training that fits only
+    when sharded is re-sized with ZeRO-3, as ``min_gpus`` assumed.
+    """
+    profile = gpu_profile(gpu)
+    first = size(workload, gpu=profile, explain=explain)
+    if first.min_gpus is None:
+        return None
+    wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
+    if workload.is_training:
+        wanted.append(workload.training_or_default.gpus)
+    gpus = max(wanted)
+    # The first sizing already ran at the count it picked: sizing again at the same count gives
+    # the same answer, unless training must then be sharded (``sized_on``).
+    reshard = first.fits is False and workload.is_training and gpus > 1
+    sized = (
+        first
+        if gpus == first.gpus and not reshard
+        else sized_on(workload, gpu, gpus, explain=explain)
+    )
+    return sized if sized.fits is not False else None
+
+
+def sized_on(workload: Workload, gpu: GpuSpec, gpus: int, *, explain: bool = True) -> Sizing:
+    """The job on ``gpus`` x ``gpu``; training that does not fit unsharded is sharded (ZeRO-3),
+    as the builder assumes when it counts the GPUs (one GPU has nothing to shard with)."""
+    profile = gpu_profile(gpu)
+    sized = size(workload, gpu=profile, gpus=gpus, explain=explain)
+    if sized.fits is False and workload.is_training and gpus > 1:
+        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus, explain=explain)
+    return sized
+
+
+def build_needs(
+    workload: Workload,
+    *,
+    environment: Environment,
+    currency: str,
+    budget: Money | None = None,
+    growth_gpus: int = 0,
+    always_on: bool = False,
+    preference: GpuPreference | None = None,
+) -> tuple[Sizing, BuildNeeds]:
+    """What the builder needs for the workload. ``always_on``: the service must stay up around
+    the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``).
+    ``preference``: the customer's own GPU model and count (the result page's re-pricing)."""
+    base = size(workload)
+    fits: dict[tuple, GpuFit | None] = {}
+
+    def gpus_for(gpu: GpuSpec) -> GpuFit | None:
+        if preference is not None and preference.sku and gpu.sku != preference.sku:
+            return None
+        fit = job_fit(gpu)
+        if fit is None or preference is None:
+            return fit
+        return preference.applied_to(fit)
+
+    def job_fit(gpu: GpuSpec) -> GpuFit | None:
+        # A GPU that cannot run the job's number format gets no fit, whatever its memory.
+        if not rules.runs_precision(gpu.architecture, workload.precision):
+            return None
+        key = (gpu.memory_gb, gpu.memory_bandwidth_gbs, gpu.bf16_tflops, gpu.fp8_tflops)
+        if key not in fits:
+            sized = sizing_on_gpu(workload, gpu, explain=False)  # the figures alone
+            fits[key] = (
+                None
+                if sized is None
+                else GpuFit(
+                    gpus=sized.gpus,
+                    memory_per_gpu_gb=sized.memory_per_gpu_gb.total,
+                    model_sharded=sized.model_sharded,
+                    replica_gpus=sized.replica_gpus,
+                )
+            )
+        return fits[key]
+
+    # Whether the job spans servers depends on the GPU chosen: the builder applies this rate
+    # only when it does. A model too large for any one GPU is sharded: assume the faster fabric.
+    interconnect = interconnect_gbps_per_gpu(workload, model_sharded=True)
+    needs = BuildNeeds(
+        gpus_for=gpus_for,
+        environment=environment,
+        model_sharded=base.model_sharded,
+        large_project=base.large_project,
+        storage_gb=base.storage_gb,
+        storage_read_mbs=base.storage_read_mbs,
+        cpu_cores_min=base.cpu_cores,
+        interconnect_gbps_per_gpu=interconnect,
+        budget=budget,
+        currency=currency,
+        growth_gpus=growth_gpus,
+        precision=str(workload.precision),
+        serving=not workload.is_training,
+        # Every data-parallel server reads the whole data set: each keeps a local copy of it
+        # (and of the model it starts from) when the job spans servers.
+        local_storage_gb=(
+            dataset_gb(workload) + base.memory_gb.weights if workload.is_training else None
+        ),
+        spare_servers=rules.spare_servers(
+            production=environment is Environment.PRODUCTION,
+            serving=not workload.is_training,
+            always_on=always_on,
+        ),
+    )
+    return base, needs
+
+
+def advise(
+    workload: Workload,
+    catalog: CatalogSnapshot,
+    *,
+    environment: Environment,
+    budget: Money | None = None,
+    growth_gpus: int = 0,
+    always_on: bool = False,
+    preference: GpuPreference | None = None,
+) -> Advice:
+    base, needs = build_needs(
+        workload,
+        environment=environment,
+        currency=catalog.currency,
+        budget=budget,
+        growth_gpus=growth_gpus,
+        always_on=always_on,
+        preference=preference,
+    )
+    return Advice(sizing=base, build=build_options(needs, catalog))
+
+
+def power_per_server(
+    power_w: int, power_sized_w: int, cluster_power_w: int, servers: int
+) -> tuple[int, int]:
+    """A server's full-load draw and the power provisioned for it (W), each with its share of
+    the cluster's switches and storage servers: what the TCO bills as energy and as rent."""
+    share = -(-cluster_power_w // servers)
+    return power_w + share, max(power_sized_w, power_w) + share
+
+
+def tco_configuration(option: BuiltOption) -> TcoConfiguration:
+    """A built option as the TCO model reads it: per-server figures of its identical servers.
+    The totals are taken as shown to the customer, rounded to cents, then shared per server; the
+    cluster's switches and storage servers draw power too, shared out per server. Rent is paid on
+    the power the supplies are sized for (``power_sized_w``), energy on the draw."""
+    servers = option.servers
+    totals = option.totals
+    gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
+    managed = totals.managed_monthly_price
+    draw_w, provisioned_w = power_per_server(
+        totals.power_w, totals.power_sized_w, totals.cluster_power_w, servers
+    )
+    return TcoConfiguration(
+        servers=servers,
+        gpus_per_server=totals.gpus // servers,
+        gpu_model=gpu_names[0] if gpu_names else None,
+        power_w=draw_w,
+        provisioned_w=provisioned_w,
+        price=Money(totals.price.rounded().amount / servers, totals.currency),
+        rack_units=totals.rack_units // servers,
+        managed_monthly_price=None
+        if managed is None
+        else Money(managed.rounded().amount / servers, managed.currency),
+    )

@@ -1,0 +1,389 @@
+"""A quote's life: statuses, who may move it, and the discount-approval rule.
+
+::
+
+    draft ---send---> sent ---accept---> accepted (final)
+      |                 |  ---decline--> declined
+      |                 |
+      +---expire---> expired <---expire--+
+
+    sent, declined or expired ---revise---> a new revision, in draft
+
+- **send** (draft -> sent): refused without lines, after the validity date, and while the
+  discount needs a sales manager's approval that was not given.
+- **accept / decline** (sent -> accepted / declined): refused after the validity date; the quote
+  stays valid through ``valid_until`` itself.
+- **expire** (draft or sent -> expired): only once today is after ``valid_until``. The
+  scheduled expiry runs as ``Role.SYSTEM``, which may do nothing else.
+- **revise** (sent, declined or expired -> draft): the quote is not changed; a new revision is
+  created as a draft (``TransitionResult.new_revision``). Accepted quotes are final.
+- **approve_discount** (draft, status unchanged): a sales manager approves the current
+  effective discount (``TransitionResult.approved_discount_pct`` is what to record). An
+  approval covers discounts up to the approved figure: raising the discount afterwards needs a
+  new approval.
+
+Only the latest revision of a quote moves, except for expiry, so that an older revision
+still marked sent cannot be accepted once a newer one exists.
+
+Discount approval: a sales rep may grant an effective discount (``pricing.effective_discount_pct``,
+over the whole contract) up to a threshold, 10 % by default; the threshold itself is a setting
+of the web application and is passed in. Exactly the threshold needs no approval; anything
+above it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from decimal import Decimal
+from enum import StrEnum
+from types import MappingProxyType
+from typing import TypeVar
+
+from ..i18n import Message, gettext_noop
+from .pricing import QuoteTotals
+
+DEFAULT_VALIDITY_DAYS = 30
+DEFAULT_APPROVAL_THRESHOLD_PCT = Decimal(10)
+
+
+class QuoteStatus(StrEnum):
+    DRAFT = "draft"
+    SENT = "sent"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    EXPIRED = "expired"
+
+
+class Action(StrEnum):
+    SEND = "send"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    EXPIRE = "expire"
+    REVISE = "revise"
+    APPROVE_DISCOUNT = "approve_discount"
+
+
+class Role(StrEnum):
+    SALES_REP = "sales_rep"
+    SALES_MANAGER = "sales_manager"
+    SYSTEM = "system"  # the scheduled expiry task
+
+
+# --- The rules, as data ------------------------------------------------------------------------
+
+# Which statuses an action starts from, and the status it leads to (approve_discount: unchanged).
+SOURCES: Mapping[Action, frozenset[QuoteStatus]] = MappingProxyType(
+    {
+        Action.SEND: frozenset({QuoteStatus.DRAFT}),
+        Action.ACCEPT: frozenset({QuoteStatus.SENT}),
+        Action.DECLINE: frozenset({QuoteStatus.SENT}),
+        Action.EXPIRE: frozenset({QuoteStatus.DRAFT, QuoteStatus.SENT}),
+        Action.REVISE: frozenset({QuoteStatus.SENT, QuoteStatus.DECLINED, QuoteStatus.EXPIRED}),
+        Action.APPROVE_DISCOUNT: frozenset({QuoteStatus.DRAFT}),
+    }
+)
+TARGETS: Mapping[Action, QuoteStatus] = MappingProxyType(
+    {
+        Action.SEND: QuoteStatus.SENT,
+        Action.ACCEPT: QuoteStatus.ACCEPTED,
+        Action.DECLINE: QuoteStatus.DECLINED,
+        Action.EXPIRE: QuoteStatus.EXPIRED,
+        Action.REVISE: QuoteStatus.DRAFT,  # the new revision's status
+    }
+)
+_REP_ACTIONS = frozenset({Action.SEND, Action.ACCEPT, Action.DECLINE, Action.EXPIRE, Action.REVISE})
+PERMISSIONS: Mapping[Role, frozenset[Action]] = MappingProxyType(
+    {
+        Role.SALES_REP: _REP_ACTIONS,
+        Role.SALES_MANAGER: _REP_ACTIONS | {Action.APPROVE_DISCOUNT},
+        Role.SYSTEM: frozenset({Action.EXPIRE}),
+    }
+)
+# The order the UI lists the actions in.
+ACTION_ORDER = (
+    Action.APPROVE_DISCOUNT,
+    Action.SEND,
+    Action.ACCEPT,
+    Action.DECLINE,
+    Action.REVISE,
+    Action.EXPIRE,
+)
+
+STATUS_LABELS: Mapping[QuoteStatus, Message] = MappingProxyType(
+    {
+        QuoteStatus.DRAFT: Message(gettext_noop("draft")),
+        QuoteStatus.SENT: Message(gettext_noop("sent")),
+        QuoteStatus.ACCEPTED: Message(gettext_noop("accepted")),
+        QuoteStatus.DECLINED: Message(gettext_noop("declined")),
+        QuoteStatus.EXPIRED: Message(gettext_noop("expired")),
+    }
+)
+ROLE_LABELS: Mapping[Role, Message] = MappingProxyType(
+    {
+        Role.SALES_REP: Message(gettext_noop("sales rep")),
+        Role.SALES_MANAGER: Message(gettext_noop("sales manager")),
+        Role.SYSTEM: Message(gettext_noop("scheduled task")),
+    }
+)
+# Why an action is refused from a status it does not start from.
+_WRONG_STATUS: Mapping[Action, str] = MappingProxyType(
+    {
+        Action.SEND: gettext_noop("Only a draft can be sent; this quote is %(status)s."),
+        Action.ACCEPT: gettext_noop("Only a sent quote can be accepted; this quote is %(status)s."),
+        Action.DECLINE: gettext_noop(
+            "Only a sent quote can be declined; this quote is %(status)s."
+        ),
+        Action.EXPIRE: gettext_noop(
+            "Only a draft or a sent quote can expire; this quote is %(status)s."
+        ),
+        Action.REVISE: gettext_noop(
+            "Only a sent, declined or expired quote can be revised; this quote is %(status)s."
+        ),
+        Action.APPROVE_DISCOUNT: gettext_noop(
+            "A discount is approved before the quote is sent; this quote is %(status)s."
+        ),
+    }
+)
+ACTION_LABELS: Mapping[Action, Message] = MappingProxyType(
+    {
+        Action.SEND: Message(gettext_noop("send")),
+        Action.ACCEPT: Message(gettext_noop("accept")),
+        Action.DECLINE: Message(gettext_noop("decline")),
+        Action.EXPIRE: Message(gettext_noop("expire")),
+        Action.REVISE: Message(gettext_noop("revise")),
+        Action.APPROVE_DISCOUNT: Message(gettext_noop("approve the discount")),
+    }
+)
+_NOT_PERMITTED: Mapping[Action, str] = MappingProxyType(
+    {
+        Action.APPROVE_DISCOUNT: gettext_noop(
+            "Only a sales manager can approve a discount; you are a %(role)s."
+        ),
+    }
+)
+_NOT_PERMITTED_DEFAULT = gettext_noop("A %(role)s cannot %(action)s a quote.")
+_UNKNOWN_STATUS = gettext_noop("Unknown quote status %(value)s.")
+_UNKNOWN_ACTION = gettext_noop("Unknown action %(value)s.")
+_UNKNOWN_ROLE = gettext_noop("Unknown role %(value)s.")
+
+
+class TransitionError(ValueError):
+    """An action the quote or the user cannot take; ``message`` says why."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.render())
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteContext:
+    """What the rules need to know besides the status, fetched by the caller.
+
+    ``effective_discount_pct`` comes from ``QuoteTotals`` (see ``context_for``);
+    ``approved_discount_pct`` is the discount a manager approved, ``None`` when none was.
+    """
+
+    role: Role
+    today: date
+    valid_until: date
+    line_count: int
+    effective_discount_pct: Decimal
+    approval_threshold_pct: Decimal = DEFAULT_APPROVAL_THRESHOLD_PCT
+    approved_discount_pct: Decimal | None = None
+    is_latest_revision: bool = True
+
+    @property
+    def is_past_validity(self) -> bool:
+        return self.today > self.valid_until
+
+    @property
+    def approval_required(self) -> bool:
+        return discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
+
+    @property
+    def approval_pending(self) -> bool:
+        """Approval is required and no approval covers the current discount."""
+        return self.approval_required and (
+            self.approved_discount_pct is None
+            or self.effective_discount_pct > self.approved_discount_pct
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionResult:
+    """``status``: the quote's status afterwards, or for ``revise`` the new revision's.
+    ``new_revision``: create revision n + 1 (as a draft) and leave this one as it is.
+    ``approved_discount_pct``: for ``approve_discount``, the approval to record."""
+
+    status: QuoteStatus
+    new_revision: bool = False
+    approved_discount_pct: Decimal | None = None
+
+
+def validity_end(issued_on: date, days: int = DEFAULT_VALIDITY_DAYS) -> date:
+    """The last day a quote issued on ``issued_on`` can be accepted."""
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise ValueError("the validity is a whole number of days, at least 1")
+    return issued_on + timedelta(days=days)
+
+
+def discount_needs_approval(effective_discount_pct: Decimal, threshold_pct: Decimal) -> bool:
+    if not Decimal(0) <= threshold_pct <= Decimal(100):
+        raise ValueError("the approval threshold is a percentage from 0 to 100")
+    return effective_discount_pct > threshold_pct
+
+
+def approval_required(
+    quote_totals: QuoteTotals, threshold: Decimal = DEFAULT_APPROVAL_THRESHOLD_PCT
+) -> bool:
+    """Whether the quote's effective discount is above what a sales rep may grant."""
+    return discount_needs_approval(quote_totals.effective_discount_pct, threshold)
+
+
+def context_for(
+    quote_totals: QuoteTotals,
+    *,
+    role: Role,
+    today: date,
+    valid_until: date,
+    approval_threshold_pct: Decimal = DEFAULT_APPROVAL_THRESHOLD_PCT,
+    approved_discount_pct: Decimal | None = None,
+    is_latest_revision: bool = True,
+) -> QuoteContext:
+    return QuoteContext(
+        role=role,
+        today=today,
+        valid_until=valid_until,
+        line_count=len(quote_totals.lines),
+        effective_discount_pct=quote_totals.effective_discount_pct,
+        approval_threshold_pct=approval_threshold_pct,
+        approved_discount_pct=approved_discount_pct,
+        is_latest_revision=is_latest_revision,
+    )
+
+
+def transition(
+    current: QuoteStatus | str, action: Action | str, *, context: QuoteContext
+) -> TransitionResult:
+    """Take ``action`` on a quote in status ``current``, or raise ``TransitionError``."""
+    status = _parse(QuoteStatus, current, _UNKNOWN_STATUS)
+    act = _parse(Action, action, _UNKNOWN_ACTION)
+    refusal = _refusal(status, act, context)
+    if refusal is not None:
+        raise TransitionError(refusal)
+    if act is Action.APPROVE_DISCOUNT:
+        return TransitionResult(status, approved_discount_pct=context.effective_discount_pct)
+    return TransitionResult(TARGETS[act], new_revision=act is Action.REVISE)
+
+
+def allowed_actions(
+    status: QuoteStatus | str, role: Role | str, context: QuoteContext
+) -> tuple[str, ...]:
+    """The actions ``role`` can take now, in display order (``ACTION_ORDER``).
+
+    ``role`` overrides ``context.role``, so one context serves every role."""
+    parsed = _parse(QuoteStatus, status, _UNKNOWN_STATUS)
+    who = _parse(Role, role, _UNKNOWN_ROLE)
+    as_role = replace(context, role=who)
+    return tuple(str(act) for act in ACTION_ORDER if _refusal(parsed, act, as_role) is None)
+
+
+# --- The checks, in the order a user is told about them ----------------------------------------
+
+
+def _refusal(status: QuoteStatus, action: Action, ctx: QuoteContext) -> Message | None:
+    if action not in PERMISSIONS[ctx.role]:
+        template = _NOT_PERMITTED.get(action, _NOT_PERMITTED_DEFAULT)
+        return _msg(template, role=ROLE_LABELS[ctx.role], action=ACTION_LABELS[action])
+    if status not in SOURCES[action]:
+        return _msg(_WRONG_STATUS[action], status=STATUS_LABELS[status])
+    if not ctx.is_latest_revision and action is not Action.EXPIRE:
+        return _msg(gettext_noop("A newer revision of this quote exists; work on that one."))
+    return _RULES[action](ctx)
+
+
+def _send(ctx: QuoteContext) -> Message | None:
+    if ctx.line_count < 1:
+        return _msg(gettext_noop("A quote without lines cannot be sent."))
+    if ctx.is_past_validity:
+        return _past_validity(ctx)
+    if ctx.approval_pending:
+        return _msg(
+            gettext_noop(
+                "The effective discount of %(discount)s%% is above the %(threshold)s%% a sales "
+                "rep may grant: a sales manager must approve it before the quote is sent."
+            ),
+            discount=ctx.effective_discount_pct,
+            threshold=ctx.approval_threshold_pct,
+        )
+    return None
+
+
+def _answer(ctx: QuoteContext) -> Message | None:
+    return _past_validity(ctx) if ctx.is_past_validity else None
+
+
+def _expire(ctx: QuoteContext) -> Message | None:
+    if ctx.is_past_validity:
+        return None
+    return _msg(
+        gettext_noop("The quote is valid until %(valid_until)s; it cannot expire before."),
+        valid_until=ctx.valid_until,
+    )
+
+
+def _revise(ctx: QuoteContext) -> Message | None:
+    return None
+
+
+def _approve(ctx: QuoteContext) -> Message | None:
+    if not ctx.approval_required:
+        return _msg(
+            gettext_noop(
+                "The effective discount of %(discount)s%% is within the %(threshold)s%% a sales "
+                "rep may grant: there is nothing to approve."
+            ),
+            discount=ctx.effective_discount_pct,
+            threshold=ctx.approval_threshold_pct,
+        )
+    if not ctx.approval_pending:
+        return _msg(
+            gettext_noop("A discount of %(approved)s%% is already approved."),
+            approved=ctx.approved_discount_pct,
+        )
+    return None
+
+
+_RULES = MappingProxyType(
+    {
+        Action.SEND: _send,
+        Action.ACCEPT: _answer,
+        Action.DECLINE: _answer,
+        Action.EXPIRE: _expire,
+        Action.REVISE: _revise,
+        Action.APPROVE_DISCOUNT: _approve,
+    }
+)
+
+
+def _past_validity(ctx: QuoteContext) -> Message:
+    return _msg(
+        gettext_noop("The quote was valid until %(valid_until)s; revise it to make a new one."),
+        valid_until=ctx.valid_until,
+    )
+
+
+def _msg(template: str, **params: object) -> Message:
+    return Message(template, MappingProxyType(dict(params)))
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _parse(kind: type[_E], value: object, template: str) -> _E:
+    try:
+        return kind(value)
+    except ValueError:
+        raise TransitionError(_msg(template, value=value)) from None

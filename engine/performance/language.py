@@ -1,0 +1,251 @@
+"""Serving a language model: per-user decode speed and time to first token (Pope et al. 2022;
+Kipply's transformer inference arithmetic):
+
+* the users are shared evenly by the copies (replicas); each copy batches its users, so every
+  decode step yields one token for each of them;
+* a decode step reads, on each GPU of a copy, its share of the weights and of its users' KV
+  cache: step time = bytes per GPU / (memory bandwidth x ``DECODE_BANDWIDTH_EFFICIENCY``), or
+  the step's compute (2 x active parameters x users / (tensor-parallel GPUs x peak x MFU)) when
+  that is longer; a user sees one token per step;
+* the KV cache is counted at the full context (prompt + answer): the speed at the end of the
+  longest answer, the slowest a user sees;
+* the time to first token is the prompt's prefill, compute-bound: 2 x active parameters x
+  prompt tokens / (tensor-parallel GPUs x peak x ``PREFILL_MFU``). Waiting behind other prompts
+  (queueing) and the network are not counted;
+* the workload gives one context length (prompt + answer); the prompt is taken as
+  ``PROMPT_SHARE`` of it;
+* tensor parallelism over NVLink/Infinity Fabric is assumed to cost nothing extra.
+"""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+
+from ..advice.pipeline import gpu_profile
+from ..assumptions.gpu_models import decode_bandwidth
+from ..build.parts import GpuSpec
+from ..i18n import Message, gettext_noop, ngettext_noop
+from ..sizing import DEFAULT_MFU, SOURCE_DECODE, SOURCE_MFU, Explanation
+from ..sizing.compute import _peak_flops, parameters_read_per_step
+from ..sizing.model import _Model
+from ..sizing.plan import _plan
+from ..workload import Workload
+from .results import GB, ServingSpeed, Verdict, shown
+
+# --- Assumptions, each with its source. ----------------------------------------------------------
+
+SOURCE_DECODE_STEP = (
+    SOURCE_DECODE + "; https://kipp.ly/transformer-inference-arithmetic/ (a decode step reads "
+    "the weights and the KV cache; its FLOPs are 2 x parameters per token)"
+)
+
+# Prefill is one forward pass over the prompt, 2 FLOPs per active parameter per token (Kaplan et
+# al. 2020, section 2.1: the attention term 2 x layers x context x d_model is small while the
+# context is short of 12 x d_model, 49k tokens for an 8B model). It runs large matrix products
+# like training: the training MFU is taken for it (Llama 3: 38-43% on H100).
+PREFILL_MFU = DEFAULT_MFU
+SOURCE_PREFILL = (
+    "Kaplan et al. 2020, arXiv:2001.08361, section 2.1 (forward pass: 2N FLOPs per token); "
+    "MFU: " + SOURCE_MFU + "; queueing behind other prompts not counted"
+)
+
+# The workload states one context length, prompt + answer. Stated assumption: the prompt is three
+# quarters of it (chat history, instructions and retrieved documents make prompts longer than
+# answers; TrueFoundry's Llama-2-70B RAG benchmark uses 1,500 prompt and 100 answer tokens).
+PROMPT_SHARE = 0.75
+SOURCE_PROMPT = (
+    "GPUQuote assumption: prompt = 3/4 of the context, answer = 1/4 "
+    "(e.g. https://truefoundry.ghost.io/benchmarking-llama-2-70b: RAG with 1,500 prompt and 100 "
+    "answer tokens)"
+)
+
+# Readable verdicts. Silent reading of English non-fiction: 238 words a minute (Brysbaert 2019,
+# Journal of Memory and Language 109, 104047, doi:10.1016/j.jml.2019.104047); a token is about
+# 3/4 of a word (OpenAI, "What are tokens and how to count them"): 238 / 60 / 0.75 = 5.3
+# tokens/s. At 10 tokens/s, about twice that, text stays ahead of any reader, with room for
+# tokenizers that need more tokens per word.
+READING_TOKENS_PER_SECOND = 238 / 60 / 0.75
+FLUENT_TOKENS_PER_SECOND = 10.0
+SOURCE_READING = (
+    "Brysbaert 2019, doi:10.1016/j.jml.2019.104047 (238 words/min); "
+    "https://help.openai.com/en/articles/4936856-what-are-tokens-and-how-to-count-them "
+    "(1 token ~ 3/4 word)"
+)
+# Response times (Nielsen 1993): within 1 s the user's flow of thought stays uninterrupted;
+# 10 s is the limit for keeping the user's attention on the dialogue.
+FIRST_TOKEN_GOOD_SECONDS = 1.0
+FIRST_TOKEN_LIMIT_SECONDS = 10.0
+SOURCE_RESPONSE_TIMES = "https://www.nngroup.com/articles/response-times-3-important-limits/"
+
+
+def language_speed(
+    workload: Workload,
+    model: _Model,
+    gpu: GpuSpec,
+    tp: int,
+    replicas: int,
+    lines: list[Message],
+    ex: list[Explanation],
+) -> ServingSpeed:
+    inf = workload.inference_or_default
+    plan = _plan(workload, model)  # weights and the KV cache of every user at the full context
+    users = inf.concurrent_requests
+    per_replica = math.ceil(users / replicas)
+    kv_per_user = plan.kv_cache / users
+    bytes_per_weight = plan.weights / model.parameters
+    weights_read = parameters_read_per_step(model, per_replica) * bytes_per_weight
+    step_bytes_per_gpu = (weights_read + kv_per_user * per_replica) / tp
+    decode = decode_bandwidth(gpu.name)  # the GPU model's own share, with its source
+    bandwidth = gpu.memory_bandwidth_gbs * GB * decode.value
+    memory_s = step_bytes_per_gpu / bandwidth
+    profile = gpu_profile(gpu)
+    peak = _peak_flops(profile, workload.precision)
+    prefill_mfu = profile.training_mfu  # prefill runs large matrix products, like training
+    compute_s = 2.0 * model.active_parameters * per_replica / (tp * peak * prefill_mfu)
+    step_s = max(memory_s, compute_s)
+    per_user = 1.0 / step_s
+    total = per_user * users
+
+    prompt = round(inf.sequence_length * PROMPT_SHARE)
+    answer = inf.sequence_length - prompt
+    ttft = 2.0 * model.active_parameters * prompt / (tp * peak * prefill_mfu)
+
+    speed = _speed_verdict(per_user)
+    first = _first_token_verdict(ttft)
+    lines.append(
+        Message(
+            gettext_noop("~%(per_user)s tokens/s for one user, first token in %(ttft)s s"),
+            {"per_user": shown(per_user), "ttft": shown(ttft)},
+        )
+        if users == 1
+        else Message(
+            gettext_noop(
+                "~%(per_user)s tokens/s for each of %(users)s users at once (%(total)s tokens/s "
+                "in all), first token in %(ttft)s s"
+            ),
+            {
+                "per_user": shown(per_user),
+                "users": users,
+                "total": shown(total),
+                "ttft": shown(ttft),
+            },
+        )
+    )
+    lines.append(_SPEED_WORDS[speed])
+    lines.append(_FIRST_TOKEN_WORDS[first])
+    ex.append(
+        Explanation(
+            "performance.decode",
+            Message(
+                gettext_noop(
+                    "%(per_user)s tokens/s per user: model copies: %(replicas)s, GPUs per copy "
+                    "(tensor parallel): %(tp)s, users per copy: %(per_replica)s; each step reads "
+                    "%(gb)s GB per GPU (its share of the weights and of the KV cache at "
+                    "%(context)s tokens) at %(efficiency)s%% of %(bandwidth)s GB/s, and yields one "
+                    "token per user"
+                )
+                if memory_s >= compute_s
+                else gettext_noop(
+                    "%(per_user)s tokens/s per user: model copies: %(replicas)s, GPUs per copy "
+                    "(tensor parallel): %(tp)s, users per copy: %(per_replica)s; each step "
+                    "computes 2 FLOPs per active parameter for each user, which takes longer than "
+                    "reading %(gb)s GB per GPU at %(efficiency)s%% of %(bandwidth)s GB/s"
+                ),
+                {
+                    "per_user": shown(per_user),
+                    "replicas": replicas,
+                    "tp": tp,
+                    "per_replica": per_replica,
+                    "gb": round(step_bytes_per_gpu / GB, 2),
+                    "context": inf.sequence_length,
+                    "efficiency": round(decode.value * 100),
+                    "bandwidth": gpu.memory_bandwidth_gbs,
+                },
+            ),
+            f"{SOURCE_DECODE_STEP}; {decode.source}; {SOURCE_READING}",
+        )
+    )
+    ex.append(
+        Explanation(
+            "performance.first_token",
+            Message.counted(
+                ngettext_noop(
+                    "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
+                    "%(context)s-token context, an assumption) takes 2 FLOPs per active "
+                    "parameter per token on the %(tp)s GPU of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s; waiting behind other prompts is not counted",
+                    "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
+                    "%(context)s-token context, an assumption) takes 2 FLOPs per active "
+                    "parameter per token on the %(tp)s GPUs of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s each; waiting behind other prompts is not counted",
+                ),
+                "tp",
+                ttft=shown(ttft),
+                prompt=prompt,
+                share=round(PROMPT_SHARE * 100),
+                context=inf.sequence_length,
+                tp=tp,
+                mfu=round(prefill_mfu * 100),
+                tflops=round(peak / 1e12, 1),
+            ),
+            f"{SOURCE_PREFILL}; {SOURCE_PROMPT}; {SOURCE_RESPONSE_TIMES}",
+        )
+    )
+    return ServingSpeed(
+        gpus_per_replica=tp,
+        replicas=replicas,
+        users=users,
+        users_per_replica=per_replica,
+        prompt_tokens=prompt,
+        answer_tokens=answer,
+        tokens_per_second_per_user=per_user,
+        tokens_per_second=total,
+        time_to_first_token_s=ttft,
+        memory_bound=memory_s >= compute_s,
+        speed=speed,
+        first_token=first,
+    )
+
+
+def _speed_verdict(tokens_per_second: float) -> Verdict:
+    if tokens_per_second >= FLUENT_TOKENS_PER_SECOND:
+        return Verdict.GOOD
+    if tokens_per_second >= READING_TOKENS_PER_SECOND:
+        return Verdict.FAIR
+    return Verdict.POOR
+
+
+def _first_token_verdict(seconds: float) -> Verdict:
+    if seconds <= FIRST_TOKEN_GOOD_SECONDS:
+        return Verdict.GOOD
+    if seconds <= FIRST_TOKEN_LIMIT_SECONDS:
+        return Verdict.FAIR
+    return Verdict.POOR
+
+
+_SPEED_WORDS = MappingProxyType(
+    {
+        Verdict.GOOD: Message(
+            gettext_noop("Reads fluently: text appears faster than people read (10 tokens/s+)")
+        ),
+        Verdict.FAIR: Message(
+            gettext_noop("About as fast as people read (5 to 10 tokens/s): usable, not snappy")
+        ),
+        Verdict.POOR: Message(
+            gettext_noop("Slower than people read (under 5 tokens/s): add GPUs or fewer users")
+        ),
+    }
+)
+_FIRST_TOKEN_WORDS = MappingProxyType(
+    {
+        Verdict.GOOD: Message(gettext_noop("Answers start within a second")),
+        Verdict.FAIR: Message(gettext_noop("A noticeable wait before answers start (1 to 10 s)")),
+        Verdict.POOR: Message(
+            gettext_noop("Answers take over 10 s to start: too slow for a conversation")
+        ),
+    }
+)
+
+
+# --- Images. -------------------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""What a configuration delivers, for each job kind: per-user decode speed and time to first
+token when it serves a language model (``language``), images per second for image models
+(``images``), training time against the deadline (``training``), and the software stack and
+monitoring plan of its GPUs.
+
+``performance_for`` answers for one GPU model, a tensor-parallel degree (GPUs per model copy),
+a number of copies and a GPU count; ``option_performance`` reads these from a built option and
+``options_performance`` does so for every tier.
+Pure: figures in, figures and untranslated messages (with their sources) out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from types import MappingProxyType
+
+from ..advice.pipeline import gpu_profile, sized_on
+from ..build.builder import BuiltOption, Tier
+from ..build.parts import GpuSpec
+from ..i18n import Message
+from ..sizing import Explanation, size
+from ..sizing.model import _resolve_workload
+from ..workload import Workload, validate_workload
+from ..workload.registry import ModelKind
+from .images import image_speed
+from .language import language_speed
+from .monitoring import MonitoringPlan, monitoring_plan
+from .results import Performance
+from .software import StackPurpose, software_stack
+from .training import training_time
+
+
+def performance_for(
+    workload: Workload,
+    gpu: GpuSpec,
+    *,
+    gpus_per_replica: int,
+    replicas: int,
+    total_gpus: int,
+) -> Performance:
+    """The workload on ``total_gpus`` x ``gpu``: served by ``replicas`` model copies of
+    ``gpus_per_replica`` GPUs each (tensor parallel), or trained on all ``total_gpus``."""
+    for name, value in (
+        ("gpus_per_replica", gpus_per_replica),
+        ("replicas", replicas),
+        ("total_gpus", total_gpus),
+    ):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1")
+    validate_workload(workload)
+    model = _resolve_workload(workload)
+    lines: list[Message] = []
+    ex: list[Explanation] = []
+    serving = images = training = None
+    purpose = StackPurpose.SERVING
+    if workload.is_training:
+        sized = sized_on(workload, gpu, total_gpus)
+        training = training_time(workload, gpu, sized, lines, ex)
+        # A model the sizing splits over the GPUs needs a sharding framework.
+        sharded = total_gpus > 1 and sized.model_sharded
+        purpose = StackPurpose.TRAINING_SHARDED if sharded else StackPurpose.TRAINING
+    elif model.kind in (ModelKind.DIFFUSION, ModelKind.VISION):
+        images = image_speed(workload, model, gpu, total_gpus, lines, ex)
+    elif model.autoregressive and model.arch.is_transformer:
+        serving = language_speed(workload, model, gpu, gpus_per_replica, replicas, lines, ex)
+        purpose = StackPurpose.SERVING_LLM
+    software = software_stack(
+        gpu.vendor,
+        architecture=gpu.architecture,
+        purpose=purpose,
+        precision=str(workload.precision),
+    )
+    if software is not None:
+        lines.append(software.statement)
+        ex.append(
+            Explanation("performance.software", software.statement, "; ".join(software.sources))
+        )
+    return Performance(
+        gpu_name=gpu.name,
+        gpus=total_gpus,
+        serving=serving,
+        images=images,
+        training=training,
+        software=software,
+        lines=tuple(lines),
+        explanations=tuple(ex),
+    )
+
+
+def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:
+    """GPUs per model copy for serving on ``gpu``: the sizing's copy size (a valid
+    tensor-parallel degree, or a pipeline over servers), at most ``total_gpus``."""
+    if workload.is_training:
+        return total_gpus
+    replica = size(workload, gpu=gpu_profile(gpu)).replica_gpus
+    return max(1, min(replica, total_gpus))
+
+
+def option_performance(
+    workload: Workload, option: BuiltOption, gpus: Sequence[GpuSpec]
+) -> Performance | None:
+    """The performance of a built option, its GPU found by SKU in ``gpus`` (the catalog's);
+    None when the option has no GPU line or the catalog no longer lists it. One copy of the
+    model takes ``replica_gpus`` GPUs; the option's other GPUs hold more copies."""
+    line = next((part for part in option.parts if part.kind == "gpu"), None)
+    if line is None:
+        return None
+    gpu = next((spec for spec in gpus if spec.sku == line.sku), None)
+    if gpu is None:
+        return None
+    total = line.quantity * option.servers
+    per_replica = replica_gpus(workload, gpu, total)
+    found = performance_for(
+        workload,
+        gpu,
+        gpus_per_replica=per_replica,
+        replicas=max(1, total // per_replica),
+        total_gpus=total,
+    )
+    return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
+
+
+def _monitoring(gpu: GpuSpec, per_server: int, servers: int) -> MonitoringPlan | None:
+    """The customer's own monitoring plan, with what the host would watch for them."""
+    return _monitoring_of(
+        gpu.vendor,
+        gpu.name,
+        Decimal(str(gpu.memory_gb)),
+        gpu.tdp_w,
+        per_server,
+        servers,
+        gpu.nvlink_gbs is not None,
+        gpu.architecture,
+    )
+
+
+# A plan is immutable and follows from these few figures; options on the same GPUs and server
+# count (most of the catalog's answers) share it instead of writing it again (~80 µs).
+@functools.lru_cache(maxsize=512)
+def _monitoring_of(
+    vendor: str,
+    gpu_name: str,
+    memory_gb: Decimal,
+    tdp_w: int,
+    per_server: int,
+    servers: int,
+    linked: bool,
+    architecture: str,
+) -> MonitoringPlan | None:
+    own, hosted = (
+        monitoring_plan(
+            vendor=vendor,
+            gpu_name=gpu_name,
+            memory_gb=memory_gb,
+            tdp_w=tdp_w,
+            gpus_per_server=per_server,
+            servers=servers,
+            linked=linked,
+            managed=managed,
+            architecture=architecture,
+        )
+        for managed in (False, True)
+    )
+    if own is None or hosted is None:
+        return None
+    return dataclasses.replace(own, host_watches=hosted.host_watches)
+
+
+def options_performance(
+    workload: Workload, options: Sequence[BuiltOption], gpus: Sequence[GpuSpec]
+) -> Mapping[Tier, Performance]:
+    """``option_performance`` of each option, by tier (options whose GPU is unknown left out)."""
+    found = {option.tier: option_performance(workload, option, gpus) for option in options}
+    return MappingProxyType({tier: perf for tier, perf in found.items() if perf is not None})
+
+
+# --- Serving a language model. -------------------------------------------------------------------
