@@ -22,7 +22,7 @@ from ..build.builder import BuiltOption, Tier
 from ..build.parts import GpuSpec
 from ..i18n import Message
 from ..sizing import Explanation, size
-from ..sizing.model import _resolve_workload
+from ..sizing.model import resolve_workload
 from ..workload import Workload, validate_workload
 from ..workload.registry import ModelKind
 from .images import image_speed
@@ -51,7 +51,7 @@ def performance_for(
         if value < 1:
             raise ValueError(f"{name} must be at least 1")
     validate_workload(workload)
-    model = _resolve_workload(workload)
+    model = resolve_workload(workload)
     lines: list[Message] = []
     ex: list[Explanation] = []
     serving = images = training = None
