@@ -199,7 +199,6 @@ def tco_configuration(option: BuiltOption) -> TcoConfiguration:
     the power the supplies are sized for (``power_sized_w``), energy on the draw."""
     servers = option.servers
     totals = option.totals
-    gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
     managed = totals.managed_monthly_price
     draw_w, provisioned_w = power_per_server(
         totals.power_w, totals.power_sized_w, totals.cluster_power_w, servers
@@ -207,7 +206,7 @@ def tco_configuration(option: BuiltOption) -> TcoConfiguration:
     return TcoConfiguration(
         servers=servers,
         gpus_per_server=totals.gpus // servers,
-        gpu_model=gpu_names[0] if gpu_names else None,
+        gpu_model=option.gpu_line.name,
         power_w=draw_w,
         provisioned_w=provisioned_w,
         price=Money(totals.price.rounded().amount / servers, totals.currency),

@@ -183,6 +183,14 @@ class BuiltOption:
     # How the cluster's fabric and shared storage were designed (one sentence each, figures).
     notes: tuple[Message, ...] = ()
 
+    @property
+    def gpu_line(self) -> PartLine:
+        """The option's GPU line: every built option has exactly one GPU model."""
+        for line in self.parts:
+            if line.kind == "gpu":
+                return line
+        raise BuilderInconsistencyError("a built option without a GPU line")
+
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:

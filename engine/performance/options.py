@@ -103,11 +103,9 @@ def option_performance(
     workload: Workload, option: BuiltOption, gpus: Sequence[GpuSpec]
 ) -> Performance | None:
     """The performance of a built option, its GPU found by SKU in ``gpus`` (the catalog's);
-    None when the option has no GPU line or the catalog no longer lists it. One copy of the
-    model takes ``replica_gpus`` GPUs; the option's other GPUs hold more copies."""
-    line = next((part for part in option.parts if part.kind == "gpu"), None)
-    if line is None:
-        return None
+    None when the catalog no longer lists it. One copy of the model takes ``replica_gpus`` GPUs;
+    the option's other GPUs hold more copies."""
+    line = option.gpu_line
     gpu = next((spec for spec in gpus if spec.sku == line.sku), None)
     if gpu is None:
         return None
