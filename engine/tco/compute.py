@@ -235,7 +235,7 @@ def _shown(
     currency: str,
 ) -> tuple[Assumption, ...]:
     """The assumptions that entered the figures, and every override: a customer is shown only
-    those (issue 15)."""
+    those, never a default that did not enter them."""
     items = tuple(values)
     converted = {
         code

@@ -146,7 +146,7 @@ class TcoInput:
     # A service that runs around the clock: cloud GPUs are billed for every hour they run,
     # whatever their utilisation; otherwise (experiments, batch jobs) for the share of hours used.
     always_on: bool = False
-    # The managed offer's service tier (issue 18): its price is the managed option's support
+    # The managed offer's service tier (support level): its price is the managed option's support
     # line. None: the hosting fee alone (results stored before the tiers, the on-premises view).
     service_tier: ServiceTier | None = None
     # The offers the managed fee is placed among (``market``): the reference offers when None.
