@@ -7,6 +7,7 @@ the same answer for the same workload and catalog.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from ..assumptions.gpu_models import training_mfu
@@ -15,11 +16,15 @@ from ..build.builder import BuildNeeds, BuildResult, BuiltOption, Environment, G
 from ..build.configuration import GpuPreference
 from ..build.parts import CatalogSnapshot, GpuSpec
 from ..build.search import SearchIndex
+from ..i18n import Message, gettext_noop
 from ..money import Money
 from ..sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
 from ..sizing.system import dataset_gb
 from ..tco import TcoConfiguration
-from ..workload import Sharding, Workload
+from ..workload import LIMITS, Sharding, Workload
+
+# The most GPUs one answer may hold: the workload's own GPU range (``training.gpus``).
+MAX_CLUSTER_GPUS = int(LIMITS["training.gpus"][1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,8 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> 
     if workload.is_training:
         wanted.append(workload.training_or_default.gpus)
     gpus = max(wanted)
+    if gpus > MAX_CLUSTER_GPUS:
+        return None  # the deadline or the target needs more GPUs than GPUQuote builds
     # The first sizing already ran at the count it picked: sizing again at the same count gives
     # the same answer, unless training must then be sharded (``sized_on``).
     reshard = first.fits is False and workload.is_training and gpus > 1
@@ -72,6 +79,41 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> 
         else sized_on(workload, gpu, gpus, explain=explain)
     )
     return sized if sized.fits is not False else None
+
+
+def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
+    """Why the job gets no fit on ``gpu`` when memory is not the reason: its deadline (or
+    throughput target) needs more than ``MAX_CLUSTER_GPUS`` of them. Names the nearest deadline
+    the largest cluster meets (time scales inversely with the GPU count in the sizing)."""
+    first = size(workload, gpu=gpu_profile(gpu), explain=False)
+    if first.min_gpus is None:
+        return None
+    needed = max(first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0)
+    if needed <= MAX_CLUSTER_GPUS:
+        return None
+    deadline = workload.training.deadline_days if workload.training is not None else None
+    if first.gpus_for_deadline is not None and deadline is not None:
+        return Message(
+            gettext_noop(
+                "To finish within %(days)s days the job needs %(gpus)s × %(gpu)s, more than the "
+                "%(max)s GPUs one answer holds: allow at least %(min_days)s days, or choose a "
+                "faster GPU."
+            ),
+            {
+                "days": round(deadline, 1),
+                "gpus": needed,
+                "gpu": gpu.name,
+                "max": MAX_CLUSTER_GPUS,
+                "min_days": math.ceil(deadline * needed / MAX_CLUSTER_GPUS),
+            },
+        )
+    return Message(
+        gettext_noop(
+            "The job needs %(gpus)s × %(gpu)s, more than the %(max)s GPUs one answer holds: "
+            "choose a faster GPU or ask for less."
+        ),
+        {"gpus": needed, "gpu": gpu.name, "max": MAX_CLUSTER_GPUS},
+    )
 
 
 def sized_on(workload: Workload, gpu: GpuSpec, gpus: int, *, explain: bool = True) -> Sizing:
@@ -130,8 +172,15 @@ def build_needs(
     # Whether the job spans servers depends on the GPU chosen: the builder applies this rate
     # only when it does. A model too large for any one GPU is sharded: assume the faster fabric.
     interconnect = interconnect_gbps_per_gpu(workload, model_sharded=True)
+
+    def unfit_reason(gpu: GpuSpec) -> Message | None:
+        if preference is not None and preference.sku and gpu.sku != preference.sku:
+            return None
+        return too_many_gpus(workload, gpu)
+
     needs = BuildNeeds(
         gpus_for=gpus_for,
+        unfit_reason=unfit_reason,
         environment=environment,
         model_sharded=base.model_sharded,
         large_project=base.large_project,

@@ -108,6 +108,9 @@ class BuildNeeds:
     # ``storage_gb`` (checkpoints included) lives on a shared storage tier. None: the servers
     # share ``storage_gb`` (hand-built configurations without a workload).
     local_storage_gb: float | None = None
+    # Why ``gpus_for`` gave a GPU no fit when memory is not the reason (a deadline that needs
+    # more GPUs than GPUQuote builds): the diagnostic the answer shows. None: memory.
+    unfit_reason: Callable[[GpuSpec], Message | None] | None = None
 
     def __post_init__(self) -> None:
         if (

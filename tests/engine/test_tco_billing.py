@@ -10,7 +10,7 @@ import pytest
 
 from engine.advice.pipeline import power_per_server, tco_configuration
 from engine.assumptions import region_defaults
-from engine.build.configuration import BuiltOption, Tier, Totals
+from engine.build.configuration import BuiltOption, PartLine, Tier, Totals
 from engine.money import Money
 from engine.tco import TcoInputError
 from tests.engine.tco_cases import assumptions, configuration, eur, tco
@@ -84,11 +84,13 @@ def test_a_built_option_shares_the_cluster_power_between_its_servers():
         managed_monthly_price=None,
         cluster_power_w=1001,
     )
-    option = BuiltOption(tier=Tier.BUDGET, servers=2, parts=(), totals=totals, checks=())
+    gpus = PartLine("gpu", "GPU-H100", "NVIDIA H100 SXM 80GB", 4, Money(Decimal("25000"), "EUR"))
+    option = BuiltOption(tier=Tier.BUDGET, servers=2, parts=(gpus,), totals=totals, checks=())
 
     config = tco_configuration(option)
 
     assert (config.power_w, config.provisioned_w) == (5501, 6751)
+    assert config.gpu_model == "NVIDIA H100 SXM 80GB"
 
 
 def _shown(config, years: int) -> set[str]:

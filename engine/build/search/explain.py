@@ -267,6 +267,12 @@ def usable_fit(search: SearchState, gpu: GpuSpec, floor: int) -> GpuFit | None:
         )
         return None
     fit = search.needs.gpus_for(gpu)
+    reason = None
+    if fit is None and search.needs.unfit_reason is not None:
+        reason = search.needs.unfit_reason(gpu)
+    if reason is not None:
+        search.fail(RANK_GPU, gpu.sku, reason.template, **reason.params)
+        return None
     if fit is None:
         search.fail(
             RANK_GPU,

@@ -609,6 +609,23 @@ SCENARIOS = [
         fits=False,
         unmet_mentions=("budget", "20000.00", "EUR", "cheapest"),
     ),
+    # --- Beyond what one answer builds -------------------------------------------------------------
+    Scenario(
+        "405B pre-trained on 15T tokens in 90 days",
+        {
+            "task": "pretraining",
+            "model": "llama-3.1-405b",
+            "training": {"training_tokens": 15_000_000_000_000, "deadline_days": 90},
+        },
+        PRODUCTION,
+        "Meta trained Llama 3.1 405B on 15.6T tokens with 3.8e25 FLOPs on up to 16,384 H100s over "
+        "about 54 days (arXiv:2407.21783, sections 3.3 and 3.3.4); 8 x 405e9 x 15e12 = 4.9e25 "
+        "FLOPs at 0.4 x 2,250 TFLOP/s needs about 6,900 B200s, some 870 eight-GPU servers: the "
+        "seed catalog's switches cannot join that many, and the answer must say so (it used to "
+        "be an HTTP 500 when a small GPU would have needed more than 65,536 cards)",
+        fits=False,
+        unmet_mentions=("switches",),
+    ),
 ]
 
 

@@ -1,0 +1,53 @@
+"""A job larger than any cluster GPUQuote builds gets an answer that says so, never an error.
+
+Llama 3.1 405B pre-trained on 15T tokens in 90 days on PCIe H100 NVL: 6 x 405e9 x 15e12 = 3.6e25
+FLOPs (plus recomputation) at 0.4 x 835 TFLOP/s per GPU is far more than the 65,536 GPUs one
+answer may hold on the smaller cards; the sizing used to raise ``WorkloadError`` (HTTP 500).
+"""
+
+from __future__ import annotations
+
+import math
+
+from engine.advice.pipeline import MAX_CLUSTER_GPUS, advise, gpu_profile, too_many_gpus
+from engine.build.builder import Environment
+from engine.sizing import size
+from engine.workload import Workload, workload_from_dict
+from tests.engine import catalog_factory as make
+from tests.engine.builder_cases import pcie_parts
+
+
+def _pretrain(days: float) -> Workload:
+    return workload_from_dict(
+        {
+            "task": "pretraining",
+            "model": "llama-2-7b",
+            "training": {"training_tokens": 1_000_000_000_000_000, "deadline_days": days},
+        }
+    )
+
+
+def test_a_deadline_needing_more_gpus_than_an_answer_holds_is_unmet_with_the_nearest_deadline():
+    workload = _pretrain(1)
+    gpu = make.l40s()
+    needed = size(workload, gpu=gpu_profile(gpu), explain=False).gpus_for_deadline
+    assert needed is not None
+    assert needed > MAX_CLUSTER_GPUS
+
+    advice = advise(
+        workload,
+        make.snapshot(gpu, make.pcie_chassis(), *pcie_parts()),
+        environment=Environment.PRODUCTION,
+    )
+
+    assert advice.build.options == ()
+    reason = too_many_gpus(workload, gpu)
+    assert reason is not None
+    assert reason in advice.build.unmet
+    assert reason.params["gpus"] == needed
+    # Time scales inversely with the GPU count: the largest answer meets this many days.
+    assert reason.params["min_days"] == math.ceil(needed / MAX_CLUSTER_GPUS)
+
+
+def test_a_job_within_the_limit_has_no_such_reason():
+    assert too_many_gpus(_pretrain(3650), make.l40s()) is None
