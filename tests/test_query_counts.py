@@ -307,7 +307,7 @@ def test_the_dashboard_costs_the_same_for_one_quote_and_request_or_five(
     assert_list_costs(
         client,
         django_assert_num_queries,
-        url=reverse("wizard:staff:dashboard"),
+        url=reverse("sales:dashboard"),
         num_queries=8,
         row_add=quote_and_request,
         rows_shown=lambda response: (
@@ -323,9 +323,9 @@ def test_the_dashboard_costs_the_same_for_one_quote_and_request_or_five(
         # session, user, groups, quote, lines (twice: the document, the server checks),
         # revisions, events (the catalog version and the price ages: read by the first page,
         # kept per version)
-        pytest.param("wizard:staff:detail", "pk", 8, id="staff-detail"),
-        pytest.param("wizard:staff:pdf", "pk", 5, id="staff-pdf"),  # ..., quote, lines
-        pytest.param("wizard:staff:public", "token", 3, id="customer-page"),  # quote, lines, answer
+        pytest.param("sales:quote_detail", "pk", 8, id="staff-detail"),
+        pytest.param("sales:quote_pdf", "pk", 5, id="staff-pdf"),  # ..., quote, lines
+        pytest.param("sales:quote_public", "token", 3, id="customer-page"),  # quote, lines, answer
     ],
 )
 def test_a_quote_page_costs_the_same_for_one_line_or_five(
@@ -341,10 +341,10 @@ def test_a_quote_page_costs_the_same_for_one_line_or_five(
 
 def test_the_staff_forms_cost_a_fixed_number_of_queries(client, django_assert_num_queries, rep):
     with django_assert_num_queries(3):  # session, user, groups
-        assert client.get(reverse("wizard:staff:new")).status_code == 200
+        assert client.get(reverse("sales:quote_new")).status_code == 200
     client.logout()
     with django_assert_num_queries(0):
-        assert client.get(reverse("wizard:staff:login")).status_code == 200
+        assert client.get(reverse("sales:login")).status_code == 200
 
 
 # --- The admin's changelists --------------------------------------------------------------------

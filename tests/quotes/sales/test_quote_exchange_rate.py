@@ -106,7 +106,7 @@ def test_without_recorded_rates_the_quote_takes_the_built_in_annual_average_and_
     client.force_login(rep)
 
     quote.refresh_from_db()
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
     pdf = _text(quote)
 
     assert (quote.exchange_rate, quote.exchange_rate_date) == (
@@ -164,7 +164,7 @@ def test_the_staff_page_and_the_pdf_say_which_rate_was_used(client, rep, ecb_rat
     quote = quote_make(rep, currency="USD")
     client.force_login(rep)
 
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
     quote.refresh_from_db()
     pdf = _text(quote)
 
@@ -176,7 +176,7 @@ def test_the_staff_page_says_when_staff_typed_the_rate(client, rep, ecb_rates):
     quote = quote_make(rep, currency="USD", exchange_rate=Decimal("1.1"))
     client.force_login(rep)
 
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
 
     assert "Exchange rate typed by staff" in page
     assert "ECB reference rate of" not in page
