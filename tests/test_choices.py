@@ -16,8 +16,11 @@ from engine.build.parts import (
     GpuClass,
     PartKind,
 )
+from engine.commerce.pricing import LineKind, Recurrence
 from engine.commerce.service_tiers import Coverage
+from engine.commerce.workflow import QuoteStatus
 from gpuquote.core.choices import choices_of, values_of
+from quotes.models import Quote, QuoteLine
 
 
 class Fan(StrEnum):
@@ -57,9 +60,12 @@ def test_a_label_for_another_enums_member_fails():
         (Cable, "cable_kind", CableKind),
         (Cable, "ends", CableEnds),
         (ServiceTier, "coverage", Coverage),
+        (Quote, "status", QuoteStatus),
+        (QuoteLine, "kind", LineKind),
+        (QuoteLine, "recurrence", Recurrence),
     ],
 )
-def test_the_catalogs_choices_are_the_engines_enums(model, field, enum):
+def test_the_models_choices_are_the_engines_enums(model, field, enum):
     values = [value for value, _label in model._meta.get_field(field).choices]
 
     assert values == [member.value for member in enum]

@@ -16,12 +16,14 @@ from rest_framework import serializers
 from engine.build.builder import Environment
 from engine.commerce.numbering import display_number
 from engine.commerce.pricing import QuoteTotals
+from engine.commerce.workflow import QuoteStatus
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedIntegerField,
     CountryCodeField,
     SingleLineCharField,
 )
+from gpuquote.core.choices import values_of
 from gpuquote.core.countries import vat_number_clean
 from quotes.advice.inputs import (
     BUDGET_DECIMAL_PLACES,
@@ -45,7 +47,7 @@ from quotes.advice.inputs import (
 )
 from quotes.api.inputs import ServiceTierField
 from quotes.api.schemas import WorkloadSchema
-from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
+from quotes.models import Quote, QuoteEvent, QuoteLine
 from quotes.sales.services import quote_public_url, totals_to_dict
 
 
@@ -116,7 +118,7 @@ class QuoteCreateSchema(QuoteCreateInput):
 
 
 class QuoteListFilter(serializers.Serializer):
-    status = serializers.ChoiceField(choices=QuoteStatusChoices.values, required=False)
+    status = serializers.ChoiceField(choices=values_of(QuoteStatus), required=False)
     created_after = serializers.DateField(required=False, help_text="On or after (YYYY-MM-DD).")
     created_before = serializers.DateField(required=False, help_text="On or before.")
 
@@ -189,7 +191,7 @@ class QuoteSchema(serializers.Serializer):
     number = serializers.CharField()
     revision = serializers.CharField(help_text="A, B, ...")
     display_number = serializers.CharField()
-    status = serializers.ChoiceField(choices=QuoteStatusChoices.values)
+    status = serializers.ChoiceField(choices=values_of(QuoteStatus))
     origin = serializers.CharField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
