@@ -15,7 +15,7 @@ from rest_framework import serializers
 
 from engine.build.builder import Environment
 from engine.commerce.numbering import display_number
-from engine.commerce.pricing import QuoteTotals
+from engine.commerce.pricing import LineKind, QuoteTotals, Recurrence
 from engine.commerce.workflow import QuoteStatus
 from gpuquote.api.fields import (
     BoundedDecimalField,
@@ -137,13 +137,13 @@ class QuoteCustomerSchema(serializers.Serializer):
 
 class QuoteLineSchema(serializers.Serializer):
     position = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["part", "service"])
+    kind = serializers.ChoiceField(choices=values_of(LineKind))
     sku = serializers.CharField(allow_blank=True)
     description = serializers.CharField()
     quantity = serializers.DecimalField(max_digits=12, decimal_places=2)
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     discount_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
-    recurrence = serializers.ChoiceField(choices=["one_off", "monthly"])
+    recurrence = serializers.ChoiceField(choices=values_of(Recurrence))
     role = serializers.CharField(
         allow_blank=True,
         help_text="What the line is for: a part's role (gpu, cpu, chassis...), managed_hosting, "
