@@ -19,31 +19,10 @@ from catalog.feeds.fetch import feed_file_resolve, is_url
 from catalog.feeds.kinds import kind_column_map_errors, kind_formats
 from catalog.feeds.types import FeedFormat, FeedKind
 from catalog.models.audit import Audited
+from catalog.models.choices import FEED_FORMAT_CHOICES, FEED_KIND_CHOICES
 from engine.money import CURRENCIES
-from gpuquote.core.choices import choices_of, values_of
+from gpuquote.core.choices import values_of
 from gpuquote.core.outbound import outbound_url_errors
-
-FEED_KIND_CHOICES = choices_of(
-    FeedKind,
-    {
-        FeedKind.SUPPLIER: _("Supplier: purchase prices of parts"),
-        FeedKind.HOSTING: _("Hosting: managed-hosting prices per month"),
-        FeedKind.CLOUD: _("Cloud: GPU prices per GPU-hour"),
-        FeedKind.CLOUD_OFFERS: _("Cloud offers: the providers' catalogs (gpuhunt format)"),
-        FeedKind.EXCHANGE_RATES: _("Exchange rates: ECB euro reference rates"),
-        FeedKind.ELECTRICITY: _("Electricity: Eurostat non-household prices (nrg_pc_205)"),
-        FeedKind.HOSTING_OFFERS: _("Hosting offers: dated public offers (market band)"),
-    },
-)
-FEED_FORMAT_CHOICES = choices_of(
-    FeedFormat,
-    {
-        FeedFormat.CSV: "CSV",
-        FeedFormat.JSON: "JSON",
-        FeedFormat.XML: "XML",
-        FeedFormat.ZIP: _("ZIP of CSV files"),
-    },
-)
 
 
 class PriceSource(Audited):

@@ -24,43 +24,26 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
+from catalog.models.choices import (
+    AVAILABILITY_CHOICES,
+    CABLE_ENDS_CHOICES,
+    CABLE_KIND_CHOICES,
+    COOLING_CHOICES,
+    DRIVE_FORM_FACTOR_CHOICES,
+    DRIVE_KIND_CHOICES,
+    FORM_FACTOR_CHOICES,
+    GPU_CLASS_CHOICES,
+    PART_KIND_CHOICES,
+)
 from engine.build.parts import (
     Availability,
     CableEnds,
     CableKind,
-    Cooling,
     DriveFormFactor,
-    DriveKind,
     FormFactor,
-    GpuClass,
     PartKind,
 )
-from gpuquote.core.choices import choices_of, values_of
-
-PART_KIND_CHOICES = choices_of(
-    PartKind,
-    {
-        PartKind.GPU: _("GPU"),
-        PartKind.CPU: _("CPU"),
-        PartKind.MEMORY: _("Memory module"),
-        PartKind.DRIVE: _("Drive"),
-        PartKind.NIC: _("Network card"),
-        PartKind.CHASSIS: _("Chassis"),
-        PartKind.SWITCH: _("Switch"),
-        PartKind.CABLE: _("Cable or transceiver"),
-        PartKind.STORAGE_SERVER: _("Storage server"),
-    },
-)
-
-
-AVAILABILITY_CHOICES = choices_of(
-    Availability,
-    {
-        Availability.CURRENT: _("Current"),
-        Availability.END_OF_LIFE: _("End of life"),
-        Availability.REFURBISHED: _("Refurbished"),
-    },
-)
+from gpuquote.core.choices import values_of
 
 
 class Part(Audited):
@@ -126,26 +109,6 @@ def _non_negative(*fields: str) -> list[models.CheckConstraint]:
         )
         for field in fields
     ]
-
-
-FORM_FACTOR_CHOICES = choices_of(
-    FormFactor,
-    {
-        FormFactor.SXM: "SXM",
-        FormFactor.PCIE: "PCIe",
-        FormFactor.OAM: "OAM",
-    },
-)
-
-
-GPU_CLASS_CHOICES = choices_of(
-    GpuClass,
-    {
-        GpuClass.DATACENTER: _("Datacenter"),
-        GpuClass.WORKSTATION: _("Workstation"),
-        GpuClass.CONSUMER: _("Consumer"),
-    },
-)
 
 
 class Gpu(Part):
@@ -262,30 +225,6 @@ class MemoryModule(Part):
         ]
 
 
-DRIVE_KIND_CHOICES = choices_of(
-    DriveKind,
-    {
-        DriveKind.NVME: "NVMe",
-        DriveKind.SATA_SSD: _("SATA SSD"),
-        DriveKind.HDD: _("Hard disk"),
-    },
-)
-
-
-DRIVE_FORM_FACTOR_CHOICES = choices_of(
-    DriveFormFactor,
-    {
-        DriveFormFactor.M2: "M.2",
-        DriveFormFactor.U2: "U.2",
-        DriveFormFactor.U3: "U.3",
-        DriveFormFactor.E1S: "E1.S",
-        DriveFormFactor.E3S: "E3.S",
-        DriveFormFactor.SATA: _("2.5-inch SATA"),
-        DriveFormFactor.LFF: _("3.5-inch"),
-    },
-)
-
-
 class Drive(Part):
     KIND = PartKind.DRIVE
 
@@ -354,15 +293,6 @@ class NetworkCard(Part):
                 name="%(app_label)s_%(class)s_has_a_fabric",
             ),
         ]
-
-
-COOLING_CHOICES = choices_of(
-    Cooling,
-    {
-        Cooling.AIR: _("Air"),
-        Cooling.LIQUID: _("Liquid"),
-    },
-)
 
 
 class Chassis(Part):
@@ -503,30 +433,6 @@ class NetworkSwitch(Part):
                 name="%(app_label)s_%(class)s_has_a_fabric",
             ),
         ]
-
-
-CABLE_KIND_CHOICES = choices_of(
-    CableKind,
-    {
-        CableKind.DAC: _("Copper cable (DAC)"),
-        CableKind.AOC: _("Active optical cable"),
-        CableKind.FIBER: _("Optical fiber cord"),
-        CableKind.TRANSCEIVER: _("Optical transceiver"),
-        CableKind.COPPER: _("Cat6 patch cord"),
-    },
-)
-
-
-CABLE_ENDS_CHOICES = choices_of(
-    CableEnds,
-    {
-        CableEnds.ANY: _("Any two ports"),
-        CableEnds.SWITCH_TO_ADAPTER: _("Switch to server adapters"),
-        CableEnds.SWITCH_TO_SWITCH: _("Switch to switch"),
-        CableEnds.SWITCH: _("Switch cage (transceiver)"),
-        CableEnds.ADAPTER: _("Adapter cage (transceiver)"),
-    },
-)
 
 
 class Cable(Part):

@@ -12,10 +12,11 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.feeds.types import Commitment
+from catalog.models.choices import COMMITMENT_CHOICES
 from catalog.models.feeds import PriceSource
 from catalog.models.parts import Part
 from engine.money import CURRENCIES
-from gpuquote.core.choices import choices_of, values_of
+from gpuquote.core.choices import values_of
 
 
 class PriceKind(models.TextChoices):
@@ -71,16 +72,6 @@ class Price(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part} {self.amount} {self.currency} ({self.observed_on})"
-
-
-COMMITMENT_CHOICES = choices_of(
-    Commitment,
-    {
-        Commitment.ON_DEMAND: _("On demand"),
-        Commitment.RESERVED_1Y: _("Reserved, 1 year"),
-        Commitment.RESERVED_3Y: _("Reserved, 3 years"),
-    },
-)
 
 
 class CloudPrice(models.Model):

@@ -9,9 +9,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from catalog.models.choices import COMMITMENT_CHOICES
 from catalog.models.feeds import PriceRefreshRun, PriceSource
 from catalog.models.parts import Part
-from catalog.models.prices import COMMITMENT_CHOICES, CloudPrice, Price, PriceKind
+from catalog.models.prices import CloudPrice, Price, PriceKind
 from engine.money import CURRENCIES
 
 

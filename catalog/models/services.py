@@ -18,8 +18,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
+from catalog.models.choices import COVERAGE_CHOICES
 from engine.commerce.service_tiers import Coverage
-from gpuquote.core.choices import choices_of, values_of
+from gpuquote.core.choices import values_of
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -29,15 +30,6 @@ RESPONSE_MINUTES_MAX = 7 * 24 * 60
 REPLACEMENT_HOURS_MAX = 30 * 24
 # The monthly price's column for each currency the site quotes in.
 MONTHLY_PRICE_FIELDS = {"EUR": "monthly_price_eur", "USD": "monthly_price_usd"}
-
-
-COVERAGE_CHOICES = choices_of(
-    Coverage,
-    {
-        Coverage.BUSINESS_HOURS: _("Business hours (working days)"),
-        Coverage.ALWAYS: _("24×7 (every hour of every day)"),
-    },
-)
 
 
 def _monthly_price(verbose_name: StrOrPromise) -> models.DecimalField:
