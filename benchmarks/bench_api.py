@@ -1,7 +1,7 @@
 """The REST calculators over Django's full request cycle, on the seed catalog.
 
 Target (issue 3): p95 of POST /api/v1/configurations/ under 100 ms with the seed catalog,
-computed (the answer memo off) and memoised (issue 17: the same request again).
+computed (the answer cache off) and cached (issue 17: the same request again).
 Uses the development database that `make bench` prepares (migrated, catalog loaded).
 """
 
@@ -52,8 +52,8 @@ def main() -> bool:
     classes = api_settings.DEFAULT_THROTTLE_CLASSES
     api_settings.DEFAULT_THROTTLE_CLASSES = []
     try:
-        for memo, suffix in ((0, "computed"), (3600, "memoised: the same request again")):
-            with override_settings(ANSWER_CACHE_SECONDS=memo):
+        for seconds, suffix in ((0, "computed"), (3600, "cached: the same request again")):
+            with override_settings(ANSWER_CACHE_SECONDS=seconds):
                 for path, label, target in (
                     ("/api/v1/configurations/", "POST /api/v1/configurations/", 100.0),
                     ("/api/v1/tco/", "POST /api/v1/tco/ (build + TCO)", None),

@@ -49,8 +49,9 @@ def main() -> bool:
     from django.conf import settings
     from django.db import connection, transaction
 
-    from catalog.models import Part, PartKind, Price, QuarantinedPrice
+    from catalog.models import Part, Price, QuarantinedPrice
     from catalog.services import price_source_refresh
+    from engine.build.parts import PartKind
     from tests.factories import part_build, price_build, price_source_make
 
     vendor = connection.vendor

@@ -7,7 +7,7 @@ the checklist PDF 2 s; issue 17: the last step and the result page 30 ms. The la
 measured twice: answers asked before (the wizard's defaults recur: the computed result is kept
 per process and data version) and answers never asked (another utilisation and horizon each
 time). So is the result page: its first visit (the stored result decoded and its page worked
-out) and the later ones (kept per process).
+out) and the later ones (cached per process).
 
 Run: ``python -m benchmarks bench_wizard`` (or ``make bench``).
 """

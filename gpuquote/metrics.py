@@ -26,8 +26,10 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from catalog.selectors.source_health import price_sources_health
+from engine.commerce.workflow import QuoteStatus
+from gpuquote.core.choices import values_of
 from gpuquote.task_metrics import metrics_registry
-from quotes.models import DeliveryStatus, Quote, QuoteStatusChoices, WebhookDelivery
+from quotes.models import DeliveryStatus, Quote, WebhookDelivery
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 
@@ -40,7 +42,7 @@ class DatabaseCollector(Collector):
             "gpuquote_quotes", "Quotes (every revision) by status.", labels=["status"]
         )
         counts = dict(Quote.objects.values_list("status").annotate(n=Count("id")))
-        for status in QuoteStatusChoices.values:
+        for status in values_of(QuoteStatus):
             quotes.add_metric([status], counts.get(status, 0))
         yield quotes
 

@@ -51,6 +51,8 @@ urlpatterns = [
     # Anything else under /api/: a JSON problem, never the site's HTML 404 page.
     re_path(r"^api/", views.api_not_found),
     path("", include("quotes.wizard.urls")),
+    # The sales team's /staff/... screens and the customer's /q/<token>/ quote: names sales:*.
+    path("", include("quotes.sales.urls")),
 ]
 
 # Django's own 400s (an unreadable or oversized body): the problem shape under /api/.

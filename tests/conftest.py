@@ -50,7 +50,7 @@ def staff_user(django_user_model):
 
 @pytest.fixture(autouse=True)
 def _fresh_catalog_snapshots(request):
-    """Snapshots, price ages and assumptions are kept per data version in each process; each
+    """Snapshots, price ages and assumptions are cached per data version in each process; each
     database test starts from its own catalog (SQLite reuses the ids a rolled-back test took)."""
     if request.node.get_closest_marker("django_db") is None:
         yield  # pure unit tests: no Django needed (they also run with -p no:django)

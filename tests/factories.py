@@ -25,7 +25,6 @@ from catalog.models import (
     MemoryModule,
     NetworkCard,
     Part,
-    PartKind,
     Price,
     PriceKind,
     PriceSource,
@@ -33,6 +32,7 @@ from catalog.models import (
 from catalog.services import price_source_refresh
 from engine.assumptions.specs import SPECS
 from engine.build.builder import BuildResult, BuiltOption, PartLine, Tier, Totals
+from engine.build.parts import PartKind
 from engine.money import Money
 from engine.sizing import size
 from engine.workload import workload_from_dict

@@ -206,7 +206,7 @@ def test_one_catalog_gpu_and_one_webhook_cost_a_fixed_number_of_queries(
     client.get(reverse("api:webhooks"), headers=api_headers)  # the key's first use
     for url, num_queries in (
         # key, versions (3: catalog, prices, market data), last change (3: parts, prices,
-        # rates), the GPU, its current prices and the day's rates (kept per version); no count
+        # rates), the GPU, its current prices and the day's rates (cached per version); no count
         (reverse("api:catalog-gpu", kwargs={"sku": gpu.sku}), 10),
         (reverse("api:webhook", kwargs={"webhook_id": webhook.pk}), 2),  # key, webhook
     ):
@@ -226,7 +226,7 @@ def test_each_wizard_step_costs_a_fixed_number_of_queries(client, django_assert_
     # No session before the first answer; then the session (the answers so far). The last step
     # also shows each region's defaults: the data versions (4 queries, then trusted for
     # DATA_VERSION_MS), the ECB's latest rates (1), one query per region and currency (4 x 2),
-    # and the service tiers (1), kept per version: a second visit reads the session alone.
+    # and the service tiers (1), cached per version: a second visit reads the session alone.
     expected = {"project": 0, "data": 1, "usage": 1, "deployment": 15}
     with django_assert_num_queries(0):
         assert client.get(reverse("home")).status_code == 200
@@ -251,9 +251,9 @@ def test_the_wizard_result_its_checklist_and_the_quote_request_cost_fixed_querie
     # session, catalog version (2), current prices (2: purchase and managed, in every currency;
     # the price ages are the purchase ones, kept), parts by kind (9: six server parts,
     # switches, cables, storage servers), assumptions, cloud prices, catalog version again (2),
-    # assumptions again, the service tiers (1, kept per catalog version), the ECB's latest rates
+    # assumptions again, the service tiers (1, cached per catalog version), the ECB's latest rates
     # (1: the prices' conversion and the TCO's rates share them) and the hosting offers of the
-    # market band (1), kept per version, the insert, the session saved in a savepoint (3)
+    # market band (1), cached per version, the insert, the session saved in a savepoint (3)
     with django_assert_num_queries(26):
         response = client.post(_step_url(last_step), last_answers | {"nav": "next"})
     assert response.status_code == 302
@@ -267,7 +267,7 @@ def test_the_wizard_result_its_checklist_and_the_quote_request_cost_fixed_querie
         assert client.get(result_url).status_code == 200
     pdf_url = reverse("wizard:checklist_pdf", kwargs={"token": token})
     # The result's language; its figures were decoded by the page's visit and are kept by this
-    # process (quotes.wizard.kept_results), so they are not read again.
+    # process (quotes.wizard.result_cache), so they are not read again.
     with django_assert_num_queries(1):
         response = client.get(pdf_url)
     assert response["Content-Type"] == "application/pdf"
@@ -307,7 +307,7 @@ def test_the_dashboard_costs_the_same_for_one_quote_and_request_or_five(
     assert_list_costs(
         client,
         django_assert_num_queries,
-        url=reverse("wizard:staff:dashboard"),
+        url=reverse("sales:dashboard"),
         num_queries=8,
         row_add=quote_and_request,
         rows_shown=lambda response: (
@@ -322,10 +322,10 @@ def test_the_dashboard_costs_the_same_for_one_quote_and_request_or_five(
     [
         # session, user, groups, quote, lines (twice: the document, the server checks),
         # revisions, events (the catalog version and the price ages: read by the first page,
-        # kept per version)
-        pytest.param("wizard:staff:detail", "pk", 8, id="staff-detail"),
-        pytest.param("wizard:staff:pdf", "pk", 5, id="staff-pdf"),  # ..., quote, lines
-        pytest.param("wizard:staff:public", "token", 3, id="customer-page"),  # quote, lines, answer
+        # cached per version)
+        pytest.param("sales:quote_detail", "pk", 8, id="staff-detail"),
+        pytest.param("sales:quote_pdf", "pk", 5, id="staff-pdf"),  # ..., quote, lines
+        pytest.param("sales:quote_public", "token", 3, id="customer-page"),  # quote, lines, answer
     ],
 )
 def test_a_quote_page_costs_the_same_for_one_line_or_five(
@@ -341,10 +341,10 @@ def test_a_quote_page_costs_the_same_for_one_line_or_five(
 
 def test_the_staff_forms_cost_a_fixed_number_of_queries(client, django_assert_num_queries, rep):
     with django_assert_num_queries(3):  # session, user, groups
-        assert client.get(reverse("wizard:staff:new")).status_code == 200
+        assert client.get(reverse("sales:quote_new")).status_code == 200
     client.logout()
     with django_assert_num_queries(0):
-        assert client.get(reverse("wizard:staff:login")).status_code == 200
+        assert client.get(reverse("sales:login")).status_code == 200
 
 
 # --- The admin's changelists --------------------------------------------------------------------

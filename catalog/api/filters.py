@@ -14,9 +14,11 @@ from django.http import QueryDict
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from catalog.models import Cooling, FormFactor, GpuClass, PartKind, PriceKind
+from catalog.models import PriceKind
+from engine.build.parts import Cooling, FormFactor, GpuClass, PartKind
 from engine.money import CURRENCIES
 from gpuquote.api.fields import BoundedIntegerField, SingleLineCharField
+from gpuquote.core.choices import values_of
 
 # Read by the pagination class (``?page=``, ``?page_size=``) and DRF's format override.
 PASS_THROUGH_PARAMETERS = frozenset({"page", "page_size", "format"})
@@ -39,8 +41,8 @@ def _currency() -> serializers.ChoiceField:
 class GpuQueryInput(serializers.Serializer):
     currency = _currency()
     vendor = _vendor()
-    gpu_class = serializers.ChoiceField(choices=GpuClass.values, required=False)
-    form_factor = serializers.ChoiceField(choices=FormFactor.values, required=False)
+    gpu_class = serializers.ChoiceField(choices=values_of(GpuClass), required=False)
+    form_factor = serializers.ChoiceField(choices=values_of(FormFactor), required=False)
     min_memory_gb = BoundedIntegerField(
         required=False,
         min_value=1,
@@ -73,14 +75,14 @@ class ChassisQueryInput(serializers.Serializer):
     currency = _currency()
     vendor = _vendor()
     form_factor = serializers.ChoiceField(
-        choices=FormFactor.values,
+        choices=values_of(FormFactor),
         required=False,
         help_text="Chassis that accept GPUs of this form factor.",
     )
     min_gpu_slots = BoundedIntegerField(
         required=False, min_value=1, max_value=1_000, help_text="Chassis with at least this many."
     )
-    cooling = serializers.ChoiceField(choices=Cooling.values, required=False)
+    cooling = serializers.ChoiceField(choices=values_of(Cooling), required=False)
     rack_mount = serializers.BooleanField(
         required=False, help_text="true: rack-mount servers; false: workstation towers."
     )
@@ -93,7 +95,7 @@ class PriceQueryInput(serializers.Serializer):
         required=False,
         help_text="purchase: one-off price; managed_monthly: managed hosting, per month.",
     )
-    part_kind = serializers.ChoiceField(choices=PartKind.values, required=False)
+    part_kind = serializers.ChoiceField(choices=values_of(PartKind), required=False)
     sku = SingleLineCharField(required=False, max_length=64, help_text="One part, exact SKU.")
     stale = serializers.BooleanField(
         required=False,

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.models import Chassis, Cpu, Gpu, Part, PartKind, Price
+from catalog.models import Chassis, Cpu, Gpu, Part, Price
+from engine.build.parts import PartKind
 from engine.money import CURRENCIES
+from gpuquote.core.choices import values_of
 
 if TYPE_CHECKING:
     from catalog.selectors.prices import CurrentPrices
@@ -197,7 +199,9 @@ class CurrentPriceSerializer(serializers.ModelSerializer):
     """The current price of one part, for one price kind and currency."""
 
     sku = serializers.CharField(source="part.sku", read_only=True)
-    part_kind = serializers.ChoiceField(source="part.kind", choices=PartKind.values, read_only=True)
+    part_kind = serializers.ChoiceField(
+        source="part.kind", choices=values_of(PartKind), read_only=True
+    )
     stale = serializers.BooleanField(read_only=True, help_text=STALE_HELP)
 
     class Meta:

@@ -17,33 +17,19 @@ from django_celery_beat.validators import crontab_validator
 
 from catalog.feeds.fetch import feed_file_resolve, is_url
 from catalog.feeds.kinds import kind_column_map_errors, kind_formats
+from catalog.feeds.types import FeedFormat, FeedKind
 from catalog.models.audit import Audited
+from catalog.models.choices import FEED_FORMAT_CHOICES, FEED_KIND_CHOICES
 from engine.money import CURRENCIES
+from gpuquote.core.choices import values_of
 from gpuquote.core.outbound import outbound_url_errors
-
-
-class PriceSourceKind(models.TextChoices):
-    SUPPLIER = "supplier", _("Supplier: purchase prices of parts")
-    HOSTING = "hosting", _("Hosting: managed-hosting prices per month")
-    CLOUD = "cloud", _("Cloud: GPU prices per GPU-hour")
-    CLOUD_OFFERS = "cloud_offers", _("Cloud offers: the providers' catalogs (gpuhunt format)")
-    EXCHANGE_RATES = "exchange_rates", _("Exchange rates: ECB euro reference rates")
-    ELECTRICITY = "electricity", _("Electricity: Eurostat non-household prices (nrg_pc_205)")
-    HOSTING_OFFERS = "hosting_offers", _("Hosting offers: dated public offers (market band)")
-
-
-class FeedFormat(models.TextChoices):
-    CSV = "csv", "CSV"
-    JSON = "json", "JSON"
-    XML = "xml", "XML"
-    ZIP = "zip", _("ZIP of CSV files")
 
 
 class PriceSource(Audited):
     """A price list fetched on a schedule (Celery beat); see ``catalog.services``."""
 
     name = models.CharField(_("name"), max_length=100, unique=True)
-    kind = models.CharField(_("kind"), max_length=16, choices=PriceSourceKind.choices)
+    kind = models.CharField(_("kind"), max_length=16, choices=FEED_KIND_CHOICES)
     location = models.CharField(
         _("location"),
         max_length=500,
@@ -51,7 +37,7 @@ class PriceSource(Audited):
             "An http(s) URL, or a file path (relative paths start from PRICE_FEED_FILE_ROOT)."
         ),
     )
-    format = models.CharField(_("format"), max_length=8, choices=FeedFormat.choices)
+    format = models.CharField(_("format"), max_length=8, choices=FEED_FORMAT_CHOICES)
     currency = models.CharField(
         _("default currency"),
         max_length=3,
@@ -96,11 +82,11 @@ class PriceSource(Audited):
         verbose_name_plural = _("price sources")
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=PriceSourceKind.values),
+                condition=Q(kind__in=values_of(FeedKind)),
                 name="%(app_label)s_%(class)s_kind_known",
             ),
             models.CheckConstraint(
-                condition=Q(format__in=FeedFormat.values),
+                condition=Q(format__in=values_of(FeedFormat)),
                 name="%(app_label)s_%(class)s_format_known",
             ),
             models.CheckConstraint(

@@ -24,30 +24,32 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
-
-
-class PartKind(models.TextChoices):
-    GPU = "gpu", _("GPU")
-    CPU = "cpu", _("CPU")
-    MEMORY = "memory", _("Memory module")
-    DRIVE = "drive", _("Drive")
-    NIC = "nic", _("Network card")
-    CHASSIS = "chassis", _("Chassis")
-    SWITCH = "switch", _("Switch")
-    CABLE = "cable", _("Cable or transceiver")
-    STORAGE_SERVER = "storage_server", _("Storage server")
-
-
-class Availability(models.TextChoices):
-    CURRENT = "current", _("Current")
-    END_OF_LIFE = "end_of_life", _("End of life")
-    REFURBISHED = "refurbished", _("Refurbished")
+from catalog.models.choices import (
+    AVAILABILITY_CHOICES,
+    CABLE_ENDS_CHOICES,
+    CABLE_KIND_CHOICES,
+    COOLING_CHOICES,
+    DRIVE_FORM_FACTOR_CHOICES,
+    DRIVE_KIND_CHOICES,
+    FORM_FACTOR_CHOICES,
+    GPU_CLASS_CHOICES,
+    PART_KIND_CHOICES,
+)
+from engine.build.parts import (
+    Availability,
+    CableEnds,
+    CableKind,
+    DriveFormFactor,
+    FormFactor,
+    PartKind,
+)
+from gpuquote.core.choices import values_of
 
 
 class Part(Audited):
     KIND: ClassVar[str]  # each kind's model names its PartKind
 
-    kind = models.CharField(_("kind"), max_length=16, choices=PartKind.choices, editable=False)
+    kind = models.CharField(_("kind"), max_length=16, choices=PART_KIND_CHOICES, editable=False)
     sku = models.CharField(_("SKU"), max_length=64, unique=True)
     vendor = models.CharField(_("vendor"), max_length=64)
     model = models.CharField(_("model"), max_length=128)
@@ -57,8 +59,8 @@ class Part(Audited):
     availability = models.CharField(
         _("availability"),
         max_length=16,
-        choices=Availability.choices,
-        default=Availability.CURRENT,
+        choices=AVAILABILITY_CHOICES,
+        default=Availability.CURRENT.value,
         help_text=_(
             "Whether it can be bought new; the builder uses other parts only when no current "
             "part does the job."
@@ -88,10 +90,10 @@ class Part(Audited):
                 condition=~Q(sku=""), name="%(app_label)s_%(class)s_sku_not_empty"
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=PartKind.values), name="%(app_label)s_%(class)s_kind_known"
+                condition=Q(kind__in=values_of(PartKind)), name="%(app_label)s_%(class)s_kind_known"
             ),
             models.CheckConstraint(
-                condition=Q(availability__in=Availability.values),
+                condition=Q(availability__in=values_of(Availability)),
                 name="%(app_label)s_%(class)s_availability_known",
             ),
         ]
@@ -107,18 +109,6 @@ def _non_negative(*fields: str) -> list[models.CheckConstraint]:
         )
         for field in fields
     ]
-
-
-class FormFactor(models.TextChoices):
-    SXM = "sxm", "SXM"
-    PCIE = "pcie", "PCIe"
-    OAM = "oam", "OAM"
-
-
-class GpuClass(models.TextChoices):
-    DATACENTER = "datacenter", _("Datacenter")
-    WORKSTATION = "workstation", _("Workstation")
-    CONSUMER = "consumer", _("Consumer")
 
 
 class Gpu(Part):
@@ -137,7 +127,7 @@ class Gpu(Part):
         _("dense FP8 tensor TFLOPS"), max_digits=7, decimal_places=1, null=True, blank=True
     )
     tdp_w = models.PositiveIntegerField(_("TDP (W)"))
-    form_factor = models.CharField(_("form factor"), max_length=8, choices=FormFactor.choices)
+    form_factor = models.CharField(_("form factor"), max_length=8, choices=FORM_FACTOR_CHOICES)
     baseboard = models.CharField(
         _("baseboard"),
         max_length=32,
@@ -155,7 +145,7 @@ class Gpu(Part):
     )
     ecc = models.BooleanField(_("ECC memory"))
     mig = models.BooleanField(_("multi-instance GPU"), default=False)
-    gpu_class = models.CharField(_("class"), max_length=16, choices=GpuClass.choices)
+    gpu_class = models.CharField(_("class"), max_length=16, choices=GPU_CLASS_CHOICES)
     pcie_gen = models.PositiveSmallIntegerField(_("PCIe generation"))
 
     class Meta:
@@ -169,7 +159,7 @@ class Gpu(Part):
                 condition=Q(memory_gb__gte=1), name="%(app_label)s_%(class)s_memory_gb_gte_1"
             ),
             models.CheckConstraint(
-                condition=~Q(form_factor=FormFactor.PCIE) | Q(baseboard=""),
+                condition=~Q(form_factor=FormFactor.PCIE.value) | Q(baseboard=""),
                 name="%(app_label)s_%(class)s_pcie_has_no_baseboard",
             ),
         ]
@@ -235,31 +225,15 @@ class MemoryModule(Part):
         ]
 
 
-class DriveKind(models.TextChoices):
-    NVME = "nvme", "NVMe"
-    SATA_SSD = "sata_ssd", _("SATA SSD")
-    HDD = "hdd", _("Hard disk")
-
-
-class DriveFormFactor(models.TextChoices):
-    M2 = "m2", "M.2"
-    U2 = "u2", "U.2"
-    U3 = "u3", "U.3"
-    E1S = "e1s", "E1.S"
-    E3S = "e3s", "E3.S"
-    SATA = "sata", _("2.5-inch SATA")
-    LFF = "lff", _("3.5-inch")
-
-
 class Drive(Part):
     KIND = PartKind.DRIVE
 
-    drive_kind = models.CharField(_("type"), max_length=16, choices=DriveKind.choices)
+    drive_kind = models.CharField(_("type"), max_length=16, choices=DRIVE_KIND_CHOICES)
     form_factor = models.CharField(
         _("form factor"),
         max_length=16,
-        choices=DriveFormFactor.choices,
-        default=DriveFormFactor.U2,
+        choices=DRIVE_FORM_FACTOR_CHOICES,
+        default=DriveFormFactor.U2.value,
         help_text=_(
             "U.2, U.3, E1.S and E3.S drives take a front NVMe bay; an M.2 stick sits on the board "
             "and boots the server."
@@ -288,7 +262,7 @@ class Drive(Part):
                 condition=Q(capacity_tb__gt=0), name="%(app_label)s_%(class)s_capacity_tb_gt_0"
             ),
             models.CheckConstraint(
-                condition=Q(form_factor__in=DriveFormFactor.values),
+                condition=Q(form_factor__in=values_of(DriveFormFactor)),
                 name="%(app_label)s_%(class)s_form_factor_known",
             ),
         ]
@@ -319,11 +293,6 @@ class NetworkCard(Part):
                 name="%(app_label)s_%(class)s_has_a_fabric",
             ),
         ]
-
-
-class Cooling(models.TextChoices):
-    AIR = "air", _("Air")
-    LIQUID = "liquid", _("Liquid")
 
 
 class Chassis(Part):
@@ -366,7 +335,7 @@ class Chassis(Part):
     psu_redundant = models.PositiveSmallIntegerField(
         _("redundant supplies"), help_text=_("M in an N+M configuration.")
     )
-    cooling = models.CharField(_("cooling"), max_length=8, choices=Cooling.choices)
+    cooling = models.CharField(_("cooling"), max_length=8, choices=COOLING_CHOICES)
     max_system_power_w = models.PositiveIntegerField(_("max system power (W)"))
     base_power_w = models.PositiveIntegerField(
         _("base power (W)"), help_text=_("Fans, board, BMC and boot devices at full load.")
@@ -466,26 +435,10 @@ class NetworkSwitch(Part):
         ]
 
 
-class CableKind(models.TextChoices):
-    DAC = "dac", _("Copper cable (DAC)")
-    AOC = "aoc", _("Active optical cable")
-    FIBER = "fiber", _("Optical fiber cord")
-    TRANSCEIVER = "transceiver", _("Optical transceiver")
-    COPPER = "copper", _("Cat6 patch cord")
-
-
-class CableEnds(models.TextChoices):
-    ANY = "any", _("Any two ports")
-    SWITCH_TO_ADAPTER = "switch_to_adapter", _("Switch to server adapters")
-    SWITCH_TO_SWITCH = "switch_to_switch", _("Switch to switch")
-    SWITCH = "switch", _("Switch cage (transceiver)")
-    ADAPTER = "adapter", _("Adapter cage (transceiver)")
-
-
 class Cable(Part):
     KIND = PartKind.CABLE
 
-    cable_kind = models.CharField(_("type"), max_length=16, choices=CableKind.choices)
+    cable_kind = models.CharField(_("type"), max_length=16, choices=CABLE_KIND_CHOICES)
     speed_gbps = models.PositiveIntegerField(_("speed per link (Gb/s)"))
     infiniband = models.BooleanField(_("InfiniBand"))
     ethernet = models.BooleanField(_("Ethernet"))
@@ -495,8 +448,8 @@ class Cable(Part):
     ends = models.CharField(
         _("ends"),
         max_length=20,
-        choices=CableEnds.choices,
-        default=CableEnds.ANY,
+        choices=CABLE_ENDS_CHOICES,
+        default=CableEnds.ANY.value,
         help_text=_("What it connects, or the cage a transceiver goes in."),
     )
     links = models.PositiveSmallIntegerField(
@@ -519,11 +472,11 @@ class Cable(Part):
                 name="%(app_label)s_%(class)s_has_a_fabric",
             ),
             models.CheckConstraint(
-                condition=Q(cable_kind__in=CableKind.values),
+                condition=Q(cable_kind__in=values_of(CableKind)),
                 name="%(app_label)s_%(class)s_cable_kind_known",
             ),
             models.CheckConstraint(
-                condition=Q(ends__in=CableEnds.values),
+                condition=Q(ends__in=values_of(CableEnds)),
                 name="%(app_label)s_%(class)s_ends_known",
             ),
         ]

@@ -11,9 +11,12 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from catalog.feeds.types import Commitment
+from catalog.models.choices import COMMITMENT_CHOICES
 from catalog.models.feeds import PriceSource
 from catalog.models.parts import Part
 from engine.money import CURRENCIES
+from gpuquote.core.choices import values_of
 
 
 class PriceKind(models.TextChoices):
@@ -71,12 +74,6 @@ class Price(models.Model):
         return f"{self.part} {self.amount} {self.currency} ({self.observed_on})"
 
 
-class Commitment(models.TextChoices):
-    ON_DEMAND = "on_demand", _("On demand")
-    RESERVED_1Y = "reserved_1y", _("Reserved, 1 year")
-    RESERVED_3Y = "reserved_3y", _("Reserved, 3 years")
-
-
 class CloudPrice(models.Model):
     """One observed cloud price per GPU-hour. History: a new price is a new row."""
 
@@ -85,7 +82,7 @@ class CloudPrice(models.Model):
         max_length=32,
         help_text=_("As engine.assumptions.gpu_model_key."),
     )
-    commitment = models.CharField(_("commitment"), max_length=16, choices=Commitment.choices)
+    commitment = models.CharField(_("commitment"), max_length=16, choices=COMMITMENT_CHOICES)
     provider = models.CharField(_("provider"), max_length=64, blank=True)
     price_per_gpu_hour = models.DecimalField(
         _("price per GPU-hour"), max_digits=10, decimal_places=4
@@ -133,7 +130,7 @@ class CloudPrice(models.Model):
                 name="%(app_label)s_%(class)s_currency_known",
             ),
             models.CheckConstraint(
-                condition=Q(commitment__in=Commitment.values),
+                condition=Q(commitment__in=values_of(Commitment)),
                 name="%(app_label)s_%(class)s_commitment_known",
             ),
         ]

@@ -9,9 +9,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from catalog.models.choices import COMMITMENT_CHOICES
 from catalog.models.feeds import PriceRefreshRun, PriceSource
 from catalog.models.parts import Part
-from catalog.models.prices import CloudPrice, Commitment, Price, PriceKind
+from catalog.models.prices import CloudPrice, Price, PriceKind
 from engine.money import CURRENCIES
 
 
@@ -69,7 +70,7 @@ class QuarantinedPrice(StaffReviewed):
     )
     gpu_model = models.CharField(_("GPU model key"), max_length=32, blank=True)
     commitment = models.CharField(
-        _("commitment"), max_length=16, choices=Commitment.choices, blank=True
+        _("commitment"), max_length=16, choices=COMMITMENT_CHOICES, blank=True
     )
     provider = models.CharField(_("provider"), max_length=64, blank=True)
     amount = models.DecimalField(_("new amount"), max_digits=14, decimal_places=4)

@@ -18,7 +18,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models.audit import Audited
+from catalog.models.choices import COVERAGE_CHOICES
 from engine.commerce.service_tiers import Coverage
+from gpuquote.core.choices import values_of
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -28,13 +30,6 @@ RESPONSE_MINUTES_MAX = 7 * 24 * 60
 REPLACEMENT_HOURS_MAX = 30 * 24
 # The monthly price's column for each currency the site quotes in.
 MONTHLY_PRICE_FIELDS = {"EUR": "monthly_price_eur", "USD": "monthly_price_usd"}
-
-
-class ServiceCoverage(models.TextChoices):
-    """``engine.commerce.service_tiers.Coverage``, with labels for the admin."""
-
-    BUSINESS_HOURS = Coverage.BUSINESS_HOURS.value, _("Business hours (working days)")
-    ALWAYS = Coverage.ALWAYS.value, _("24×7 (every hour of every day)")
 
 
 def _monthly_price(verbose_name: StrOrPromise) -> models.DecimalField:
@@ -69,7 +64,7 @@ class ServiceTier(Audited):
     )
     name_en = models.CharField(_("name in English"), max_length=80)
     name_fr = models.CharField(_("name in French"), max_length=80)
-    coverage = models.CharField(_("coverage"), max_length=16, choices=ServiceCoverage.choices)
+    coverage = models.CharField(_("coverage"), max_length=16, choices=COVERAGE_CHOICES)
     response_minutes = models.PositiveIntegerField(
         _("first answer within (minutes)"),
         validators=[MinValueValidator(1), MaxValueValidator(RESPONSE_MINUTES_MAX)],
@@ -112,7 +107,7 @@ class ServiceTier(Audited):
                 name="%(app_label)s_%(class)s_code_and_name_not_empty",
             ),
             models.CheckConstraint(
-                condition=Q(coverage__in=ServiceCoverage.values),
+                condition=Q(coverage__in=values_of(Coverage)),
                 name="%(app_label)s_%(class)s_coverage_known",
             ),
             models.CheckConstraint(

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from catalog.models import CloudPrice, Commitment
+from catalog.feeds import Commitment
+from catalog.models import CloudPrice
 from catalog.selectors.prices import price_stale_expression
 from engine.money import Money
 

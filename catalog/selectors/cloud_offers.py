@@ -10,7 +10,8 @@ import datetime as dt
 from dataclasses import dataclass
 from functools import lru_cache
 
-from catalog.models import CloudOffer, Commitment
+from catalog.feeds import Commitment
+from catalog.models import CloudOffer
 from catalog.selectors.cloud import CloudPriceQuote, cloud_price_current_queryset
 from catalog.selectors.versions import cloud_prices_version_get, per_version_cache
 from engine.money import Money

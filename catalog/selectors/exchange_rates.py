@@ -1,6 +1,6 @@
 """Reads of the ECB's reference rates: the rate of a day, as the engine's ``DatedRate``.
 
-Answers are kept per version of the rates (``exchange_rates_version_get``, read at most once per
+Answers are cached per version of the rates (``exchange_rates_version_get``, read at most once per
 ``DATA_VERSION_MS``): a run that adds or corrects a rate is seen by every process within that
 time, and at once by the process that ran it (``versions_forget``).
 """

@@ -16,7 +16,7 @@ from engine.tco.market import MarketOffers, market_class, offer_counts, per_gpu_
 def hosting_offers_current_get() -> MarketOffers | None:
     """Every enabled source's current offers that belong to a GPU class, as the engine's offers
     (the band names the sources as its origin); None when no source has applied any: the engine
-    then uses its reference offers. One set per data version, so the bands kept per set are
+    then uses its reference offers. One set per data version, so the bands cached per set are
     worked out again after a run changed the offers."""
     return _market_offers(hosting_offers_version_get())
 

@@ -6,8 +6,9 @@ import datetime as dt
 
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
-from catalog.models import Chassis, Cpu, ExchangeRate, FormFactor, Gpu, Part, Price
+from catalog.models import Chassis, Cpu, ExchangeRate, Gpu, Part, Price
 from catalog.selectors.prices import price_stale_expression
+from engine.build.parts import FormFactor
 
 
 def catalog_changed_at_get() -> dt.datetime | None:

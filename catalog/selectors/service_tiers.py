@@ -1,7 +1,7 @@
 """Managed hosting's service tiers as the engine sees them (``engine.commerce.service_tiers``).
 
 The offered tiers are read in one query per catalog version (a tier's save or delete changes
-the version: ``catalog.selectors.versions``) and kept per process in every currency; a request
+the version: ``catalog.selectors.versions``) and cached per process in every currency; a request
 in between reads no row.
 """
 

@@ -1,7 +1,7 @@
 """The catalog snapshot: the offered parts with their current prices, as engine dataclasses.
 
 The builder and the advice work on a ``CatalogSnapshot``; it is built once per catalog version,
-exchange-rate version and currency, and kept per process until a part, a price or a rate
+exchange-rate version and currency, and cached per process until a part, a price or a rate
 changes. Prices observed in another currency are converted (``current_prices_get``) and the
 snapshot names the rates it converted them at.
 """

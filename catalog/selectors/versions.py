@@ -3,7 +3,7 @@ in each process.
 
 A version (the catalog's, the cloud prices', the staff's regional assumptions') costs one or
 two queries to read; everything built from the data (the catalog snapshot, the price ages, the
-service tiers, the assumptions, the memoised API answers) is kept per version. A process trusts
+service tiers, the assumptions, the cached API answers) is cached per version. A process trusts
 the version it read for ``DATA_VERSION_MS`` (1 s), so a change made by any process or a bulk
 update is seen by every process within that time; the process that saves a part, a price, a
 service tier or an assumption forgets its versions and what it built from them at once
@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 # Per process: version name -> (when it was read, monotonic seconds; what it was).
 _read: dict[str, tuple[float, object]] = {}
-# Per process: how to empty each cache kept per version (``per_version_cache``).
+# Per process: how to empty each per-version cache (``per_version_cache``).
 _caches: list[Callable[[], None]] = []
 
 

@@ -13,16 +13,14 @@ from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
-from catalog.feeds import CloudPriceRow, PartPriceRow, RowError
+from catalog.feeds import CloudPriceRow, FeedKind, PartPriceRow, RowError
 from catalog.models import (
     CloudPrice,
     Part,
-    PartKind,
     Price,
     PriceKind,
     PriceRefreshRun,
     PriceSource,
-    PriceSourceKind,
     QuarantinedPrice,
 )
 from catalog.selectors.exchange_rates import conversion_rates_get
@@ -35,13 +33,14 @@ from catalog.services.feed_rows import (
     feed_chunk_sort,
 )
 from catalog.signals import PRICE_CHANGES_PER_EVENT
+from engine.build.parts import PartKind
 from engine.commerce.exchange import convert_price
 from engine.money import CURRENCIES, Money
 
 BULK_BATCH_ROWS = 1000
 PRICE_KIND_BY_SOURCE_KIND = {
-    PriceSourceKind.SUPPLIER: PriceKind.PURCHASE,
-    PriceSourceKind.HOSTING: PriceKind.MANAGED_MONTHLY,
+    FeedKind.SUPPLIER: PriceKind.PURCHASE,
+    FeedKind.HOSTING: PriceKind.MANAGED_MONTHLY,
 }
 MANAGED_PART_KINDS = frozenset({PartKind.GPU, PartKind.CHASSIS})
 CLOUD_SERIES_FIELDS = ("gpu_model", "commitment", "provider", "currency")
@@ -61,7 +60,7 @@ def part_chunk_apply(
     A row naming an unknown SKU, or a managed-hosting price for a part other than a GPU or a
     chassis, is rejected; the others are recorded, counted unchanged or held for review.
     """
-    price_kind = PRICE_KIND_BY_SOURCE_KIND[PriceSourceKind(source.kind)]
+    price_kind = PRICE_KIND_BY_SOURCE_KIND[FeedKind(source.kind)]
     found = {
         sku: (part_id, kind)
         for sku, part_id, kind in Part.objects.filter(sku__in={r.sku for r in rows}).values_list(

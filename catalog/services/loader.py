@@ -18,7 +18,6 @@ from typing import Any
 from django.db import transaction
 
 from catalog.models import (
-    Availability,
     Cable,
     Chassis,
     Cpu,
@@ -28,11 +27,11 @@ from catalog.models import (
     NetworkCard,
     NetworkSwitch,
     Part,
-    PartKind,
     PriceKind,
     StorageServer,
 )
 from catalog.services.prices import price_record
+from engine.build.parts import Availability, PartKind
 from engine.money import CURRENCIES
 
 PART_MODELS: dict[str, type[Part]] = {

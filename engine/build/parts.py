@@ -28,6 +28,20 @@ from ..i18n import Message, gettext_noop
 from ..money import Money
 
 
+class PartKind(StrEnum):
+    """What a catalog part is (the catalog's ``Part.kind``, a quote line's ``PartLine.kind``)."""
+
+    GPU = "gpu"
+    CPU = "cpu"
+    MEMORY = "memory"
+    DRIVE = "drive"
+    NIC = "nic"
+    CHASSIS = "chassis"
+    SWITCH = "switch"  # cluster parts: switches, cables and optics, shared storage
+    CABLE = "cable"
+    STORAGE_SERVER = "storage_server"
+
+
 class FormFactor(StrEnum):
     SXM = "sxm"
     PCIE = "pcie"

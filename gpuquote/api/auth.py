@@ -47,7 +47,7 @@ class PartnerPrincipal:
 class SessionCookieAuthentication(SessionAuthentication):
     """DRF's session authentication (its CSRF check included), answering at once for a request
     without the session cookie: with no cookie there is no session, so no user. DRF would
-    build the lazy user and read the empty session to learn the same (a tenth of a memoised
+    build the lazy user and read the empty session to learn the same (a tenth of a cached
     calculator answer's time), and the API's callers are partners and anonymous clients."""
 
     def authenticate(self, request: Request) -> tuple[Any, None] | None:

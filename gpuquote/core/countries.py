@@ -26,7 +26,7 @@ from engine.commerce.vat import (
     normalize_vat_number,
     vat_number_is_valid,
 )
-from gpuquote.core.kept import KeptValues
+from gpuquote.core.process_cache import ProcessCache
 
 # "value": the parameter Django's own "invalid_choice" message gets (the model field uses this).
 COUNTRY_MESSAGE = _("“%(value)s” is not an ISO 3166-1 country code (such as FR or DE).")
@@ -89,7 +89,7 @@ class CountrySelect(forms.Select):
 
 
 # Per process: the rendered selects (language x field x value x attributes: a few dozen).
-_country_selects: KeptValues[tuple[Any, ...], SafeString] = KeptValues(256)
+_country_selects: ProcessCache[tuple[Any, ...], SafeString] = ProcessCache(256)
 
 
 class CountryFormField(forms.ChoiceField):
@@ -100,7 +100,7 @@ class CountryFormField(forms.ChoiceField):
     widget = CountrySelect
 
     def __init__(self, **kwargs: Any) -> None:
-        if "choices" in kwargs:  # a list of its own: rendered each time, not kept
+        if "choices" in kwargs:  # a list of its own: rendered each time, not cached
             kwargs.setdefault("widget", forms.Select)
         kwargs.setdefault("choices", country_choices)
         super().__init__(**kwargs)

@@ -13,7 +13,7 @@ ANSWER_CACHE_LOOKUPS = Counter(
     "gpuquote_answer_cache_lookups_total",
     "Calculator answers asked for, by endpoint and where the answer came from: 'process' "
     "(this process's recent answers), 'shared' (the shared cache), 'computed' (a miss) or "
-    "'uncached' (a request that is never memoised, e.g. the browsable API).",
+    "'uncached' (a request that is never cached, e.g. the browsable API).",
     ["endpoint", "result"],
 )
 

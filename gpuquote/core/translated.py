@@ -1,4 +1,4 @@
-"""The engine's message templates in the active language, kept per language: an API answer
+"""The engine's message templates in the active language, cached per language: an API answer
 renders some 150 sentences, and Django's ``gettext`` walks its catalog chain for each (about a
 tenth of a new TCO answer's time). A template's translation does not change while a process
 runs; a test that changes the languages or the catalogs' paths empties the cache."""
@@ -12,10 +12,10 @@ from django.dispatch import receiver
 from django.utils import translation
 
 # Templates x languages: a few thousand strings; counted forms add one entry per count seen.
-_KEPT = 8192
+_CACHE_SIZE = 8192
 
 
-@lru_cache(maxsize=_KEPT)
+@lru_cache(maxsize=_CACHE_SIZE)
 def _gettext_in(language: str | None, template: str) -> str:
     if language is None:
         return translation.gettext(template)
@@ -23,7 +23,7 @@ def _gettext_in(language: str | None, template: str) -> str:
         return translation.gettext(template)
 
 
-@lru_cache(maxsize=_KEPT)
+@lru_cache(maxsize=_CACHE_SIZE)
 def _ngettext_in(language: str | None, singular: str, plural: str, count: int) -> str:
     if language is None:
         return translation.ngettext(singular, plural, count)
@@ -32,12 +32,12 @@ def _ngettext_in(language: str | None, singular: str, plural: str, count: int) -
 
 
 def gettext(template: str) -> str:
-    """Django's ``gettext`` of ``template`` in the active language, kept."""
+    """Django's ``gettext`` of ``template`` in the active language, cached."""
     return _gettext_in(translation.get_language(), template)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
-    """Django's ``ngettext`` in the active language, kept."""
+    """Django's ``ngettext`` in the active language, cached."""
     return _ngettext_in(translation.get_language(), singular, plural, count)
 
 

@@ -262,7 +262,7 @@ QUOTE_REQUEST_RATE = env_str("QUOTE_REQUEST_RATE", "10/h")  # quote requests on 
 CHECKLIST_PDF_RATE = env_str("CHECKLIST_PDF_RATE", "30/m")  # checklist PDF downloads
 CHECKLIST_PDF_CACHE_SECONDS = env_int("CHECKLIST_PDF_CACHE_SECONDS", 7 * 24 * 60 * 60)
 # The calculators' answers (sizing, configurations, TCO), kept in the shared cache under a hash of
-# the request and the version of the data they were computed from; 0 turns the memo off.
+# the request and the version of the data they were computed from; 0 turns the cache off.
 ANSWER_CACHE_SECONDS = env_int("ANSWER_CACHE_SECONDS", 60 * 60)
 # How long a process trusts the data version it last read (milliseconds, 0: read it on every
 # request): a price or assumption change reaches every process's answers within this time.

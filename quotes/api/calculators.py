@@ -49,6 +49,7 @@ from quotes.advice.selectors import (
     tco_get,
 )
 from quotes.api import schemas
+from quotes.api.answer_cache import cached_answer
 from quotes.api.inputs import (
     ConfigurationInput,
     SizingOnGpuInput,
@@ -56,7 +57,6 @@ from quotes.api.inputs import (
     validated,
     workload_parse,
 )
-from quotes.api.memo import memoised
 from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
 
 BAD_REQUEST = OpenApiResponse(schemas.ErrorSchema, description="Invalid fields, named one by one.")
@@ -81,7 +81,7 @@ class SizingView(APIView):
         responses={200: schemas.SizingResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
-        return memoised("sizing", request, lambda: self.answer(request))
+        return cached_answer("sizing", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
         if not isinstance(request.data, dict):
@@ -122,7 +122,7 @@ class ConfigurationsView(APIView):
         responses={200: schemas.ConfigurationResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
-        return memoised("configurations", request, lambda: self.answer(request))
+        return cached_answer("configurations", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
         envelope = validated(ConfigurationInput, request.data)
@@ -161,7 +161,7 @@ class TcoView(APIView):
         responses={200: schemas.TcoResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
-        return memoised("tco", request, lambda: self.answer(request))
+        return cached_answer("tco", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
         envelope = validated(TcoInput, request.data)

@@ -27,7 +27,9 @@ from quotes.models.partners import (
     webhook_secret_new,
 )
 from quotes.models.sales import (
-    LineKindChoices,
+    LINE_KIND_CHOICES,
+    QUOTE_STATUS_CHOICES,
+    RECURRENCE_CHOICES,
     Quote,
     QuoteCounter,
     QuoteEvent,
@@ -35,17 +37,17 @@ from quotes.models.sales import (
     QuoteLine,
     QuoteOrigin,
     QuoteRevision,
-    QuoteStatusChoices,
-    RecurrenceChoices,
     quote_token_new,
 )
 
 __all__ = [
+    "LINE_KIND_CHOICES",
+    "QUOTE_STATUS_CHOICES",
+    "RECURRENCE_CHOICES",
     "WEBHOOK_EVENTS",
     "ApiKey",
     "DeliveryStatus",
     "IdempotencyRecord",
-    "LineKindChoices",
     "OutboxJob",
     "Partner",
     "Quote",
@@ -57,8 +59,6 @@ __all__ = [
     "QuoteRequest",
     "QuoteRequestStatus",
     "QuoteRevision",
-    "QuoteStatusChoices",
-    "RecurrenceChoices",
     "RegionAssumption",
     "Webhook",
     "WebhookAttempt",

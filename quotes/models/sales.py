@@ -20,6 +20,9 @@ from django_countries import countries
 from django_countries.fields import Country, CountryField
 
 from engine.commerce.exchange import built_in_rates, inverse_published
+from engine.commerce.pricing import LineKind, Recurrence
+from engine.commerce.workflow import QuoteStatus
+from gpuquote.core.choices import choices_of, values_of
 from gpuquote.core.countries import COUNTRY_MESSAGE, vat_number_clean
 from quotes.advice.inputs import (
     CURRENCIES,
@@ -57,14 +60,16 @@ class QuoteOrigin(models.TextChoices):
     PARTNER_API = "partner_api", _("partner API")
 
 
-class QuoteStatusChoices(models.TextChoices):
-    """The values of ``engine.commerce.workflow.QuoteStatus``, with labels for forms."""
-
-    DRAFT = "draft", _("draft")
-    SENT = "sent", _("sent")
-    ACCEPTED = "accepted", _("accepted")
-    DECLINED = "declined", _("declined")
-    EXPIRED = "expired", _("expired")
+QUOTE_STATUS_CHOICES = choices_of(
+    QuoteStatus,
+    {
+        QuoteStatus.DRAFT: _("draft"),
+        QuoteStatus.SENT: _("sent"),
+        QuoteStatus.ACCEPTED: _("accepted"),
+        QuoteStatus.DECLINED: _("declined"),
+        QuoteStatus.EXPIRED: _("expired"),
+    },
+)
 
 
 # A quote's number until it is numbered, inside the transaction that creates it.
@@ -84,8 +89,8 @@ class Quote(models.Model):
     status = models.CharField(
         _("status"),
         max_length=16,
-        choices=QuoteStatusChoices.choices,
-        default=QuoteStatusChoices.DRAFT,
+        choices=QUOTE_STATUS_CHOICES,
+        default=QuoteStatus.DRAFT.value,
     )
     company = models.CharField(_("company"), max_length=160)
     contact_name = models.CharField(_("contact"), max_length=120)
@@ -181,7 +186,7 @@ class Quote(models.Model):
                 name="%(app_label)s_%(class)s_unnumbered_placeholder",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=QuoteStatusChoices.values),
+                condition=Q(status__in=values_of(QuoteStatus)),
                 name="%(app_label)s_%(class)s_status_known",
             ),
             models.CheckConstraint(
@@ -322,14 +327,22 @@ class QuoteRevision(models.Model):
         return revision_label(self.index)
 
 
-class LineKindChoices(models.TextChoices):
-    PART = "part", _("part")
-    SERVICE = "service", _("service")
+LINE_KIND_CHOICES = choices_of(
+    LineKind,
+    {
+        LineKind.PART: _("part"),
+        LineKind.SERVICE: _("service"),
+    },
+)
 
 
-class RecurrenceChoices(models.TextChoices):
-    ONE_OFF = "one_off", _("one-off")
-    MONTHLY = "monthly", _("monthly")
+RECURRENCE_CHOICES = choices_of(
+    Recurrence,
+    {
+        Recurrence.ONE_OFF: _("one-off"),
+        Recurrence.MONTHLY: _("monthly"),
+    },
+)
 
 
 class QuoteLine(models.Model):
@@ -340,7 +353,7 @@ class QuoteLine(models.Model):
         QuoteRevision, verbose_name=_("revision"), on_delete=models.CASCADE, related_name="lines"
     )
     position = models.PositiveSmallIntegerField(_("position"))
-    kind = models.CharField(_("kind"), max_length=8, choices=LineKindChoices.choices)
+    kind = models.CharField(_("kind"), max_length=8, choices=LINE_KIND_CHOICES)
     sku = models.CharField(_("SKU"), max_length=64, blank=True)
     description = models.CharField(_("description"), max_length=300)
     quantity = models.DecimalField(_("quantity"), max_digits=12, decimal_places=2)
@@ -352,8 +365,8 @@ class QuoteLine(models.Model):
     recurrence = models.CharField(
         _("recurrence"),
         max_length=8,
-        choices=RecurrenceChoices.choices,
-        default=RecurrenceChoices.ONE_OFF,
+        choices=RECURRENCE_CHOICES,
+        default=Recurrence.ONE_OFF.value,
     )
     exchange_rate = models.DecimalField(
         _("exchange rate"), max_digits=12, decimal_places=6, null=True, blank=True
@@ -380,11 +393,11 @@ class QuoteLine(models.Model):
                 name="%(app_label)s_%(class)s_discount_pct_range",
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=LineKindChoices.values),
+                condition=Q(kind__in=values_of(LineKind)),
                 name="%(app_label)s_%(class)s_kind_known",
             ),
             models.CheckConstraint(
-                condition=Q(recurrence__in=RecurrenceChoices.values),
+                condition=Q(recurrence__in=values_of(Recurrence)),
                 name="%(app_label)s_%(class)s_recurrence_known",
             ),
         ]

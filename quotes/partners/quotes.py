@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from quotes.advice.kept import computed_get
+from quotes.advice.computed_cache import computed_get
 from quotes.advice.result import AdviceInputs
 from quotes.models import Partner, Quote, QuoteOrigin, WizardResult
 from quotes.partners.idempotency import idempotency_record_create, idempotency_replay

@@ -25,7 +25,7 @@ from gpuquote.core.forms import (
     SingleLineField,
 )
 from quotes.advice.inputs import CURRENCY_CHOICES, GROWTH_GPUS_MAX, language_choices
-from quotes.models import LineKindChoices, QuoteOrigin, QuoteStatusChoices, RecurrenceChoices
+from quotes.models import LINE_KIND_CHOICES, QUOTE_STATUS_CHOICES, RECURRENCE_CHOICES, QuoteOrigin
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -41,7 +41,7 @@ PCT: dict[str, Any] = {
 class DashboardFilterForm(forms.Form):
     q = SingleLineField(label=_("Search"), required=False, max_length=100)
     status = forms.ChoiceField(
-        label=_("Status"), required=False, choices=[("", _("all")), *QuoteStatusChoices.choices]
+        label=_("Status"), required=False, choices=[("", _("all")), *QUOTE_STATUS_CHOICES]
     )
     origin = forms.ChoiceField(
         label=_("Origin"), required=False, choices=[("", _("all")), *QuoteOrigin.choices]
@@ -91,7 +91,7 @@ class PartLineForm(forms.Form):
 
 
 class ServiceLineForm(forms.Form):
-    kind = forms.ChoiceField(label=_("Kind"), choices=LineKindChoices.choices, initial="service")
+    kind = forms.ChoiceField(label=_("Kind"), choices=LINE_KIND_CHOICES, initial="service")
     description = SingleLineField(label=_("Description"), max_length=300)
     quantity = BoundedDecimalField(
         label=_("Quantity"), min_value=Decimal("0.01"), max_digits=12, decimal_places=2
@@ -99,7 +99,7 @@ class ServiceLineForm(forms.Form):
     unit_price = BoundedDecimalField(
         label=_("Unit price"), min_value=Decimal(0), max_digits=14, decimal_places=2
     )
-    recurrence = forms.ChoiceField(label=_("Recurrence"), choices=RecurrenceChoices.choices)
+    recurrence = forms.ChoiceField(label=_("Recurrence"), choices=RECURRENCE_CHOICES)
     discount_pct = BoundedDecimalField(label=_("Line discount (%)"), initial=0, **PCT)
 
 

@@ -11,7 +11,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext, ngettext
 
 from gpuquote.core.formatting import figure_format
-from quotes.models import QuoteEvent, QuoteStatusChoices
+from quotes.models import QUOTE_STATUS_CHOICES, QuoteEvent
 
 
 def _percent(value: Any) -> str:
@@ -39,7 +39,7 @@ def status_label(value: str) -> str:
     """A status as staff read it ("sent", "envoyé"); "—" for none."""
     if not value:
         return "—"
-    return str(dict(QuoteStatusChoices.choices).get(value, value))
+    return str(dict(QUOTE_STATUS_CHOICES).get(value, value))
 
 
 def event_details(event: QuoteEvent) -> str:

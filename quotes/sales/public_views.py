@@ -63,7 +63,7 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
             form.add_error(None, error)
             quote = _quote_or_404(token)  # the refusal may come from a change since the GET
         else:
-            return _private(redirect("wizard:staff:public", token=token))
+            return _private(redirect("sales:quote_public", token=token))
     revision = quote.revision
     context = quote_document_context(quote=quote, revision=revision)
     answer = (

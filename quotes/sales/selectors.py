@@ -29,6 +29,7 @@ from engine.commerce.pricing import QuoteLine as EngineLine
 from engine.commerce.workflow import QuoteStatus, Role, context_for
 from engine.money import Money
 from engine.workload import WorkloadError, workload_from_dict
+from gpuquote.core.choices import values_of
 from quotes.models import (
     Quote,
     QuoteEvent,
@@ -36,7 +37,6 @@ from quotes.models import (
     QuoteRequest,
     QuoteRequestStatus,
     QuoteRevision,
-    QuoteStatusChoices,
 )
 
 
@@ -78,7 +78,7 @@ def quote_list(
 
 def quote_status_counts() -> dict[str, int]:
     """How many quotes are in each status (every status listed, zeros included), one query."""
-    counts = dict.fromkeys(QuoteStatusChoices.values, 0)
+    counts = dict.fromkeys(values_of(QuoteStatus), 0)
     rows = Quote.objects.values("status").order_by().annotate(n=Count("id"))
     for row in rows:
         counts[row["status"]] = row["n"]

@@ -62,7 +62,7 @@ from quotes.sales.selectors import (
 )
 from quotes.sales.services import build as build_services
 
-LOGIN_URL = "wizard:staff:login"
+LOGIN_URL = "sales:login"
 PAGE_SIZE = 25
 
 
@@ -153,7 +153,7 @@ def quote_approve(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(
             request, gettext("Discount of quote %(number)s approved.") % {"number": quote.number}
         )
-    return redirect("wizard:staff:dashboard")
+    return redirect("sales:dashboard")
 
 
 # --- Creating -----------------------------------------------------------------------------------
@@ -167,8 +167,8 @@ def quote_from_request(request: HttpRequest, pk: int) -> HttpResponse:
         quote = services.quote_create_from_request(user=request.user, quote_request=quote_request)
     except ValidationError as error:
         _error_messages(request, error)
-        return redirect("wizard:staff:dashboard")
-    return redirect("wizard:staff:detail", pk=quote.pk)
+        return redirect("sales:dashboard")
+    return redirect("sales:quote_detail", pk=quote.pk)
 
 
 @require_http_methods(["GET", "POST"])
@@ -181,7 +181,7 @@ def quote_new(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            return redirect("wizard:staff:detail", pk=quote.pk)
+            return redirect("sales:quote_detail", pk=quote.pk)
     return render(request, "staff/quote_new.html", {"form": form})
 
 
@@ -359,7 +359,7 @@ def _post(
             _error_messages(request, error)
         else:
             messages.success(request, done(form.cleaned_data) if done else gettext("Saved."))
-    return redirect("wizard:staff:detail", pk=pk)
+    return redirect("sales:quote_detail", pk=pk)
 
 
 def _service_tier_form(quote: Quote, lines: list[Any]) -> ServiceTierSetForm | None:
@@ -534,7 +534,7 @@ def quote_pdf(request: HttpRequest, pk: int) -> HttpResponse:
             document = quote_pdf_render(quote=quote, revision=revision)
         except PricingError as error:
             messages.error(request, localized_text(error.message))
-            return redirect("wizard:staff:detail", pk=pk)
+            return redirect("sales:quote_detail", pk=pk)
     response = HttpResponse(document, content_type="application/pdf")
     disposition = "attachment" if request.GET.get("download") else "inline"
     filename = quote_pdf_filename(quote=quote, revision=revision)

@@ -1,8 +1,8 @@
 """The customer wizard's writes: compute a result once and store it; record quote requests.
 
 A result is computed at the end of the wizard from the validated answers by ``advice.compute``,
-once per question and data version in each process (``advice.kept``; the partner API calls the
-same) and stored language-neutral in ``WizardResult``
+once per question and data version in each process (``advice.computed_cache``; the partner API
+calls the same) and stored language-neutral in ``WizardResult``
 (``advice.store``). The result page and the checklist PDF read that stored object back and
 render it in the visitor's language, so a later catalog price or assumption change never alters
 a stored result (STYLE.md rule 5: snapshots).
@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.outbox import outbox_job_enqueue
-from quotes.advice.kept import computed_get
+from quotes.advice.computed_cache import computed_get
 from quotes.advice.result import AdviceInputs
 from quotes.models import QuoteRequest, WizardResult
 from quotes.sales.services.common import NOTIFY_QUOTE_REQUEST_TASK

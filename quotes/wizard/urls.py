@@ -1,6 +1,6 @@
 """The customer wizard: four steps, the stored result at a private URL, its PDF, a quote."""
 
-from django.urls import include, path
+from django.urls import path
 
 from quotes.wizard.views import result, steps
 
@@ -18,5 +18,4 @@ urlpatterns = [
     path("r/<slug:token>/checklist.pdf", result.checklist_pdf, name="checklist_pdf"),
     path("r/<slug:token>/quote/", result.quote_request, name="quote_request"),
     path("r/<slug:token>/quote/sent/", result.quote_sent, name="quote_sent"),
-    path("", include("quotes.sales.urls")),  # /staff/... and the customer's /q/<token>/
 ]

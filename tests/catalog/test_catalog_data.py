@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from catalog.models import Availability, Chassis, Cpu, Gpu
+from catalog.models import Chassis, Cpu, Gpu
 from catalog.selectors import catalog_snapshot_get
 from catalog.services import catalog_load
 from engine.advice.pipeline import advise
@@ -25,8 +25,9 @@ from engine.build.builder import (
     ServerConfiguration,
     check_configuration,
 )
-from engine.build.parts import Availability as SpecAvailability
+from engine.build.parts import Availability
 from engine.workload import Task, Workload
+from gpuquote.core.choices import values_of
 from quotes.advice.presenters import option_to_dict
 
 SEED_FILE = Path(__file__).resolve().parents[2] / "catalog" / "data" / "catalog.json"
@@ -44,7 +45,7 @@ PRIVATE = re.compile(
 
 @pytest.mark.parametrize("part", SEED, ids=lambda part: part["sku"])
 def test_every_part_says_whether_it_is_sold_new_and_how_long_it_takes(part):
-    assert part["availability"] in Availability.values
+    assert part["availability"] in values_of(Availability)
     assert isinstance(part["lead_time_weeks"], int)
     assert part["lead_time_weeks"] > 0
     source = part["availability_source"]
@@ -213,7 +214,7 @@ def test_the_seed_loads_its_new_fields_into_the_snapshot(seed_catalog):
     assert dell.baseboard_set == {"HGX-H100", "HGX-A100", "OAM-MI300X"}
     a100 = gpus["NVIDIA-A100-SXM4-80GB"]
     assert (a100.availability, a100.baseboard, a100.architecture) == (
-        SpecAvailability.END_OF_LIFE,
+        Availability.END_OF_LIFE,
         "HGX-A100",
         "Ampere",
     )
@@ -298,7 +299,7 @@ def test_an_option_from_the_seed_carries_each_part_availability_in_its_dict(seed
     assert advice.build.options
     for option in advice.build.options:
         parts = option_to_dict(option)["parts"]
-        assert all(part["availability"] in Availability.values for part in parts)
+        assert all(part["availability"] in values_of(Availability) for part in parts)
         assert all(isinstance(part["lead_time_weeks"], int) for part in parts)
         # Current parts do this job: nothing end-of-life is offered.
         assert {part["availability"] for part in parts} == {"current"}

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 
-from catalog.models import Cable, NetworkSwitch, PartKind, StorageServer
+from catalog.models import Cable, NetworkSwitch, StorageServer
 from catalog.selectors import catalog_snapshot_get
 from catalog.services import catalog_load
 from engine.build.cluster.fabric import design_fabric
 from engine.build.cluster.lines import LineRole
 from engine.build.cluster.shared_storage import design_shared_storage
-from engine.build.parts import CableEnds, CableKind, DriveFormFactor, hot_swap_bay
+from engine.build.parts import CableEnds, CableKind, DriveFormFactor, PartKind, hot_swap_bay
 from engine.money import Money
 
 SEED_FILE = Path(__file__).resolve().parents[2] / "catalog" / "data" / "catalog.json"

@@ -228,12 +228,16 @@ def test_hosting_feeds_record_managed_monthly_prices_for_gpus_and_chassis(
     }
 
 
-def test_the_models_choices_match_the_feed_parser():
+def test_the_models_choices_are_the_feed_parsers_enums():
     from catalog import feeds, models
 
-    assert models.PriceSourceKind.values == [kind.value for kind in feeds.FeedKind]
-    assert models.FeedFormat.values == [fmt.value for fmt in feeds.FeedFormat]
-    assert models.Commitment.values == [term.value for term in feeds.Commitment]
+    def values(model, field):
+        return [value for value, _label in model._meta.get_field(field).choices]
+
+    assert values(models.PriceSource, "kind") == [kind.value for kind in feeds.FeedKind]
+    assert values(models.PriceSource, "format") == [fmt.value for fmt in feeds.FeedFormat]
+    assert values(models.CloudPrice, "commitment") == [term.value for term in feeds.Commitment]
+    assert values(models.QuarantinedPrice, "commitment") == [t.value for t in feeds.Commitment]
 
 
 # --- Staleness ---------------------------------------------------------------------------------

@@ -520,7 +520,7 @@ def test_the_list_costs_at_most_the_version_and_one_read_then_nothing(
         assert client.get(URL).status_code == 200
     tier_make(code="gold", position=30)  # more tiers: no more queries
     client.get(URL)
-    with django_assert_num_queries(0):  # kept for this catalog version
+    with django_assert_num_queries(0):  # cached for this catalog version
         response = client.get(URL, {"currency": "USD"})
     assert len(response.json()) == 3
 

@@ -1,11 +1,11 @@
-"""Issue 17: the calculators' answers are kept per data version in every web process (the
-catalog snapshot, the assumptions, the memoised answers), and a change made anywhere reaches
+"""Issue 17: the calculators' answers are cached per data version in every web process (the
+catalog snapshot, the assumptions, the cached answers), and a change made anywhere reaches
 every process: two web processes (``answer_probe``) on one database, a third process changing
 the data the way each kind of change is made (a feed applied, a quarantined price approved, an
 edit saved as the admin saves it, a staff assumption edited), and both processes' next answers
 follow. Each process trusts the version it read for DATA_VERSION_MS (1 s, the production
 default): the test waits for the answers to change, bounded by ``wait_until``; that the delay
-is at most that second is tested with a clock in ``tests/quotes/api/test_answer_memo.py``."""
+is at most that second is tested with a clock in ``tests/quotes/api/test_answer_cache.py``."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def probes(site) -> Iterator[tuple[Probe, Probe]]:
 
 
 def _both_answer(probes: tuple[Probe, Probe], question: str) -> dict:
-    """Both processes' answer, asked twice each (the second from its memo), all alike."""
+    """Both processes' answer, asked twice each (the second from its cache), all alike."""
     answers = [probe.ask(question) for probe in probes for _ in range(2)]
     assert len({answer["digest"] for answer in answers}) == 1, answers
     assert len({answer["pid"] for answer in answers}) == 2  # two processes indeed

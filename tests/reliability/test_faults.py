@@ -63,7 +63,7 @@ def test_a_quote_sent_while_redis_is_down_is_mailed_once_when_it_is_back(
 
     private_redis.stop()
     response = browser.post(
-        reverse("wizard:staff:action", args=[quote.pk]),
+        reverse("sales:quote_action", args=[quote.pk]),
         {"action": "send", "acknowledge_checks": "on"},
     )
 

@@ -141,19 +141,19 @@ def _owner_quote(partner_world) -> int:
 
 
 STAFF_SCREENS = [
-    ("get", "wizard:staff:dashboard", False),
-    ("get", "wizard:staff:new", False),
-    ("post", "wizard:staff:new", False),
-    ("get", "wizard:staff:detail", True),
-    ("post", "wizard:staff:line_add_part", True),
-    ("post", "wizard:staff:line_add_service", True),
-    ("post", "wizard:staff:line_update", True),
-    ("post", "wizard:staff:line_remove", True),
-    ("post", "wizard:staff:terms", True),
-    ("post", "wizard:staff:workload", True),
-    ("post", "wizard:staff:option_apply", True),
-    ("post", "wizard:staff:action", True),
-    ("get", "wizard:staff:pdf", True),
+    ("get", "sales:dashboard", False),
+    ("get", "sales:quote_new", False),
+    ("post", "sales:quote_new", False),
+    ("get", "sales:quote_detail", True),
+    ("post", "sales:line_add_part", True),
+    ("post", "sales:line_add_service", True),
+    ("post", "sales:line_update", True),
+    ("post", "sales:line_remove", True),
+    ("post", "sales:terms_update", True),
+    ("post", "sales:workload_set", True),
+    ("post", "sales:option_apply", True),
+    ("post", "sales:quote_action", True),
+    ("get", "sales:quote_pdf", True),
 ]
 
 
@@ -176,7 +176,7 @@ def test_staff_without_a_sales_role_is_refused_the_request_to_quote_screen(djang
     quote_request = wizard_request_make()
     client = _signed_in(django_user_model, "roleless", is_staff=True)
 
-    response = client.post(reverse("wizard:staff:from_request", args=[quote_request.pk]))
+    response = client.post(reverse("sales:quote_from_request", args=[quote_request.pk]))
 
     assert response.status_code == 403
     assert not Quote.objects.exists()

@@ -67,14 +67,14 @@ def partner_quote(rep):
 def _send(browser: Client, rep, quote):
     browser.force_login(rep)
     return browser.post(
-        reverse("wizard:staff:action", args=[quote.pk]),
+        reverse("sales:quote_action", args=[quote.pk]),
         {"action": "send", "acknowledge_checks": "on"},
     )
 
 
 def _accept(browser: Client, quote):
     return browser.post(
-        reverse("wizard:staff:public", args=[quote.token]),
+        reverse("sales:quote_public", args=[quote.token]),
         {"name": "Ada Lovelace", "decision": "accept"},
     )
 

@@ -123,7 +123,7 @@ def test_staff_quote_for_country_zz_is_refused_and_stores_nothing(client, rep):
     client.force_login(rep)
 
     response = client.post(
-        reverse("wizard:staff:new"), STAFF_QUOTE | {"country": "ZZ", "vat_number": ""}
+        reverse("sales:quote_new"), STAFF_QUOTE | {"country": "ZZ", "vat_number": ""}
     )
 
     assert response.status_code == 200
@@ -192,7 +192,7 @@ def test_staff_quote_with_a_wrong_vat_check_digit_is_refused_and_stores_nothing(
     client.force_login(rep)
 
     response = client.post(
-        reverse("wizard:staff:new"), STAFF_QUOTE | {"vat_number": WRONG_CHECK_DIGIT}
+        reverse("sales:quote_new"), STAFF_QUOTE | {"vat_number": WRONG_CHECK_DIGIT}
     )
 
     assert response.status_code == 200
@@ -236,7 +236,7 @@ def test_valid_number_typed_with_spaces_gets_the_reverse_charge(client, rep):
     client.force_login(rep)
 
     response = client.post(
-        reverse("wizard:staff:new"), STAFF_QUOTE | {"vat_number": "de 136 695 976"}
+        reverse("sales:quote_new"), STAFF_QUOTE | {"vat_number": "de 136 695 976"}
     )
 
     assert response.status_code == 302

@@ -57,8 +57,8 @@ def site_pages(client, catalog, django_user_model) -> list[str]:
         "/",
         *(reverse("wizard:step", kwargs={"step": step}) for step in FINE_TUNING_WITH_BUDGET),
         reverse("wizard:result", kwargs={"token": result.token}),
-        reverse("wizard:staff:login"),
-        reverse("wizard:staff:public", kwargs={"token": quote.token}),
+        reverse("sales:login"),
+        reverse("sales:quote_public", kwargs={"token": quote.token}),
     ]
 
 
@@ -87,9 +87,9 @@ def test_staff_screens_forbid_inline_script_and_style(client, django_user_model)
     client.force_login(rep)
 
     for path in (
-        reverse("wizard:staff:dashboard"),
-        reverse("wizard:staff:new"),
-        reverse("wizard:staff:detail", kwargs={"pk": quote.pk}),
+        reverse("sales:dashboard"),
+        reverse("sales:quote_new"),
+        reverse("sales:quote_detail", kwargs={"pk": quote.pk}),
     ):
         response = client.get(path)
         assert response.status_code == 200, path

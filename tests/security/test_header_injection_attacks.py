@@ -129,7 +129,7 @@ def test_answer_notification_is_plain_text_not_html_escaped(
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(
-            reverse("wizard:staff:public", args=[quote.token]),
+            reverse("sales:quote_public", args=[quote.token]),
             {"name": "Pat O'Brien", "decision": "accept", "reason": 'Fine & "good"'},
         )
 

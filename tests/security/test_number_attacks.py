@@ -140,7 +140,7 @@ def test_staff_discount_with_exponent_is_refused_on_screen(client, django_user_m
     before = quote.current_revision.discount_pct
 
     client.post(
-        reverse("wizard:staff:terms", args=[quote.pk]),
+        reverse("sales:terms_update", args=[quote.pk]),
         {"discount_pct": HUGE, "valid_until": "2030-01-01", "contract_months": "12"},
     )
 

@@ -176,7 +176,7 @@ def _sent(rep) -> Quote:
 
 
 def _answer(client, quote: Quote, decision: str = "accept", **extra):
-    url = reverse("wizard:staff:public", args=[quote.token])
+    url = reverse("sales:quote_public", args=[quote.token])
     return client.post(url, {"name": "Mallory", "decision": decision}, **extra)
 
 

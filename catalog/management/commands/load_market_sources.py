@@ -13,13 +13,14 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
-from catalog.models import FeedFormat, PriceSource, PriceSourceKind
+from catalog.feeds import FeedFormat, FeedKind
+from catalog.models import PriceSource
 from catalog.services import price_source_schedule_sync
 
 MARKET_SOURCES: tuple[dict[str, Any], ...] = (
     {
         "name": "ECB euro reference rates",
-        "kind": PriceSourceKind.EXCHANGE_RATES,
+        "kind": FeedKind.EXCHANGE_RATES,
         "location": "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
         "format": FeedFormat.XML,
         "currency": "EUR",
@@ -29,7 +30,7 @@ MARKET_SOURCES: tuple[dict[str, Any], ...] = (
     },
     {
         "name": "Eurostat non-household electricity prices (nrg_pc_205)",
-        "kind": PriceSourceKind.ELECTRICITY,
+        "kind": FeedKind.ELECTRICITY,
         # Electricity, in kWh, excluding VAT, in euros: every band, country and semester.
         "location": (
             "https://ec.europa.eu/eurostat/api/dissemination/statistics/1.0/data/nrg_pc_205"

@@ -15,13 +15,15 @@ from rest_framework import serializers
 
 from engine.build.builder import Environment
 from engine.commerce.numbering import display_number
-from engine.commerce.pricing import QuoteTotals
+from engine.commerce.pricing import LineKind, QuoteTotals, Recurrence
+from engine.commerce.workflow import QuoteStatus
 from gpuquote.api.fields import (
     BoundedDecimalField,
     BoundedIntegerField,
     CountryCodeField,
     SingleLineCharField,
 )
+from gpuquote.core.choices import values_of
 from gpuquote.core.countries import vat_number_clean
 from quotes.advice.inputs import (
     BUDGET_DECIMAL_PLACES,
@@ -45,7 +47,7 @@ from quotes.advice.inputs import (
 )
 from quotes.api.inputs import ServiceTierField
 from quotes.api.schemas import WorkloadSchema
-from quotes.models import Quote, QuoteEvent, QuoteLine, QuoteStatusChoices
+from quotes.models import Quote, QuoteEvent, QuoteLine
 from quotes.sales.services import quote_public_url, totals_to_dict
 
 
@@ -116,7 +118,7 @@ class QuoteCreateSchema(QuoteCreateInput):
 
 
 class QuoteListFilter(serializers.Serializer):
-    status = serializers.ChoiceField(choices=QuoteStatusChoices.values, required=False)
+    status = serializers.ChoiceField(choices=values_of(QuoteStatus), required=False)
     created_after = serializers.DateField(required=False, help_text="On or after (YYYY-MM-DD).")
     created_before = serializers.DateField(required=False, help_text="On or before.")
 
@@ -135,13 +137,13 @@ class QuoteCustomerSchema(serializers.Serializer):
 
 class QuoteLineSchema(serializers.Serializer):
     position = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["part", "service"])
+    kind = serializers.ChoiceField(choices=values_of(LineKind))
     sku = serializers.CharField(allow_blank=True)
     description = serializers.CharField()
     quantity = serializers.DecimalField(max_digits=12, decimal_places=2)
     unit_price = serializers.DecimalField(max_digits=14, decimal_places=2)
     discount_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
-    recurrence = serializers.ChoiceField(choices=["one_off", "monthly"])
+    recurrence = serializers.ChoiceField(choices=values_of(Recurrence))
     role = serializers.CharField(
         allow_blank=True,
         help_text="What the line is for: a part's role (gpu, cpu, chassis...), managed_hosting, "
@@ -189,7 +191,7 @@ class QuoteSchema(serializers.Serializer):
     number = serializers.CharField()
     revision = serializers.CharField(help_text="A, B, ...")
     display_number = serializers.CharField()
-    status = serializers.ChoiceField(choices=QuoteStatusChoices.values)
+    status = serializers.ChoiceField(choices=values_of(QuoteStatus))
     origin = serializers.CharField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

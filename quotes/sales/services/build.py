@@ -21,11 +21,12 @@ from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.service_tiers import service_tier_get
 from engine.advice.pipeline import Advice
 from engine.build.builder import Environment, Tier
+from engine.commerce.pricing import LineKind
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.roles import user_role
 from quotes.advice.presenters import service_tier_to_dict, text
 from quotes.advice.selectors import advice_get
-from quotes.models import LineKindChoices, Quote, QuoteEventKind
+from quotes.models import Quote, QuoteEventKind
 from quotes.sales.selectors import quote_workload_get
 from quotes.sales.services.common import (
     SERVICE_TIER_ROLE,
@@ -144,7 +145,7 @@ def quote_option_apply(
     parts = [
         conversion_recorded(
             LineInput(
-                kind=LineKindChoices.PART,
+                kind=LineKind.PART,
                 sku=part.sku,
                 description=part.name,
                 quantity=Decimal(part.total_quantity(option.servers)),

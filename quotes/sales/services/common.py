@@ -27,7 +27,7 @@ from django.utils.translation import gettext
 from catalog.models import Part, PriceKind
 from catalog.selectors import current_price_get
 from engine.commerce.exchange import DatedRate, rate_between, rate_rounded
-from engine.commerce.pricing import PricingError, QuoteTotals
+from engine.commerce.pricing import LineKind, PricingError, QuoteTotals, Recurrence
 from engine.commerce.service_tiers import ServiceTier
 from engine.commerce.workflow import (
     Action,
@@ -42,15 +42,7 @@ from engine.commerce.workflow import (
 from engine.money import CURRENCIES, Money, amount_between, round_money
 from gpuquote.core.roles import user_role
 from quotes.advice.presenters import localized_text
-from quotes.models import (
-    LineKindChoices,
-    Quote,
-    QuoteEvent,
-    QuoteEventKind,
-    QuoteLine,
-    QuoteRevision,
-    RecurrenceChoices,
-)
+from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine, QuoteRevision
 from quotes.sales.selectors import (
     approval_threshold_pct,
     revision_lines_get,
@@ -78,7 +70,7 @@ class LineInput:
     description: str
     quantity: Decimal
     unit_price: Decimal
-    recurrence: str = RecurrenceChoices.ONE_OFF
+    recurrence: str = Recurrence.ONE_OFF
     sku: str = ""
     discount_pct: Decimal = Decimal(0)
     exchange_rate: Decimal | None = None
@@ -198,7 +190,7 @@ def catalog_price(quote: Quote, part: Part) -> LineInput:
     description = str(part)
     if price is not None:
         return LineInput(
-            kind=LineKindChoices.PART,
+            kind=LineKind.PART,
             sku=part.sku,
             description=description,
             quantity=Decimal(1),
@@ -210,7 +202,7 @@ def catalog_price(quote: Quote, part: Part) -> LineInput:
         price = current_price_get(part=part, currency=other, price_kind=PriceKind.PURCHASE)
         if price is not None:
             return LineInput(
-                kind=LineKindChoices.PART,
+                kind=LineKind.PART,
                 sku=part.sku,
                 description=description,
                 quantity=Decimal(1),
@@ -237,7 +229,7 @@ def _converted(quote: Quote, price: Money) -> Decimal:
 
 def line_repriced(quote: Quote, line: QuoteLine) -> LineInput:
     kept = line_input(line)
-    if line.kind != LineKindChoices.PART or not line.sku:
+    if line.kind != LineKind.PART or not line.sku:
         return kept
     part = Part.objects.filter(sku=line.sku).first()
     if part is None:
@@ -329,11 +321,11 @@ def service_tier_line(tier: ServiceTier, *, servers: Decimal, language: str) -> 
     with translation.override(language):
         description = gettext("Support: %(tier)s, per server") % {"tier": tier.name(language)}
     return LineInput(
-        kind=LineKindChoices.SERVICE,
+        kind=LineKind.SERVICE,
         sku=tier.code,
         description=description,
         quantity=servers,
         unit_price=tier.monthly.amount,
-        recurrence=RecurrenceChoices.MONTHLY,
+        recurrence=Recurrence.MONTHLY,
         role=SERVICE_TIER_ROLE,
     )

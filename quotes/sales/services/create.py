@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 
 from engine.advice.codec import encode
 from engine.build.builder import BuiltOption
+from engine.commerce.pricing import LineKind, Recurrence
 from engine.commerce.workflow import validity_end
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.formatting import number_localized
@@ -30,7 +31,6 @@ from quotes.advice.presenters import (
 from quotes.advice.result import AdviceResult
 from quotes.advice.store import result_from_json
 from quotes.models import (
-    LineKindChoices,
     Partner,
     Quote,
     QuoteEventKind,
@@ -38,7 +38,6 @@ from quotes.models import (
     QuoteRequest,
     QuoteRequestStatus,
     QuoteRevision,
-    RecurrenceChoices,
     WizardResult,
 )
 from quotes.sales.request_summary import managed_contract
@@ -136,7 +135,7 @@ def _result_lines(advice: AdviceResult, option: BuiltOption, language: str) -> l
     return [
         conversion_recorded(
             LineInput(
-                kind=LineKindChoices.PART,
+                kind=LineKind.PART,
                 sku=part.sku,
                 description=part.name,
                 quantity=Decimal(part.total_quantity(servers)),
@@ -175,11 +174,11 @@ def _managed_lines(advice: AdviceResult, option: BuiltOption, language: str) -> 
         setup = gettext("Managed hosting setup, per server")
     lines = [
         LineInput(
-            kind=LineKindChoices.SERVICE,
+            kind=LineKind.SERVICE,
             description=description,
             quantity=Decimal(option.servers),
             unit_price=contract.monthly.amount,
-            recurrence=RecurrenceChoices.MONTHLY,
+            recurrence=Recurrence.MONTHLY,
             role="managed_hosting",
         )
     ]
@@ -189,7 +188,7 @@ def _managed_lines(advice: AdviceResult, option: BuiltOption, language: str) -> 
     if contract.setup.amount:
         lines.append(
             LineInput(
-                kind=LineKindChoices.SERVICE,
+                kind=LineKind.SERVICE,
                 description=setup,
                 quantity=Decimal(option.servers),
                 unit_price=contract.setup.amount,

@@ -106,7 +106,7 @@ def quote_request_notify(*, request_id: int) -> bool:
         )
         if request is None or request.staff_notified_at is not None:
             return False
-        link = settings.SITE_URL.rstrip("/") + reverse("wizard:staff:dashboard")
+        link = settings.SITE_URL.rstrip("/") + reverse("sales:dashboard")
         context = {
             "request": request,
             "summary": quote_request_summary_get(quote_request=request),
@@ -127,4 +127,4 @@ def quote_public_url(quote: Quote) -> str:
     """The path of the customer's private link (the e-mail prefixes ``settings.SITE_URL``)."""
     from django.urls import reverse
 
-    return reverse("wizard:staff:public", kwargs={"token": quote.token})
+    return reverse("sales:quote_public", kwargs={"token": quote.token})

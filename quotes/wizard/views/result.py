@@ -34,8 +34,8 @@ from quotes.wizard.forms import (
     QuoteRequestForm,
 )
 from quotes.wizard.forms.reprice import RepriceForm
-from quotes.wizard.kept_results import result_page_context, stored_advice_get
 from quotes.wizard.reprice import repriced
+from quotes.wizard.result_cache import result_page_context, stored_advice_get
 from quotes.wizard.result_page import result_context
 from quotes.wizard.services import quote_request_create, wizard_result_create
 from quotes.wizard.views.steps import active_language

@@ -21,7 +21,7 @@ def test_the_dashboard_names_a_stale_source_and_only_it(client):
     PriceSource.objects.filter(pk=late.pk).update(created_at=timezone.now() - dt.timedelta(days=3))
     client.force_login(staff_user_make())
 
-    page = client.get(reverse("wizard:staff:dashboard")).content.decode()
+    page = client.get(reverse("sales:dashboard")).content.decode()
 
     assert 'id="stale-sources"' in page
     assert "Late supplier: never refreshed, a run was due" in page
@@ -32,6 +32,6 @@ def test_no_panel_when_every_source_keeps_its_schedule(client):
     price_source_make(name="Fresh supplier", schedule="17 4 * * *")
     client.force_login(staff_user_make())
 
-    page = client.get(reverse("wizard:staff:dashboard")).content.decode()
+    page = client.get(reverse("sales:dashboard")).content.decode()
 
     assert 'id="stale-sources"' not in page

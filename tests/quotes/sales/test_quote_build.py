@@ -51,12 +51,12 @@ def signed_in(client, rep):
 
 
 def _new_quote(client) -> Quote:
-    client.post(reverse("wizard:staff:new"), NEW)
+    client.post(reverse("sales:quote_new"), NEW)
     return Quote.objects.get()
 
 
 def _page(client, quote) -> str:
-    return client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    return client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
 
 
 def _flash(response) -> list[str]:
@@ -64,7 +64,7 @@ def _flash(response) -> list[str]:
 
 
 def _post(client, name: str, quote, data: dict):
-    return client.post(reverse(f"wizard:staff:{name}", args=[quote.pk]), data, follow=True)
+    return client.post(reverse(f"sales:{name}", args=[quote.pk]), data, follow=True)
 
 
 def _section(page: str, section_id: str) -> str:
@@ -82,7 +82,7 @@ LLAMA_INFERENCE = {
 def test_a_workload_gives_proposals_and_one_click_puts_a_balanced_server_on_the_quote(signed_in):
     quote = _new_quote(signed_in)
 
-    _post(signed_in, "workload", quote, LLAMA_INFERENCE)
+    _post(signed_in, "workload_set", quote, LLAMA_INFERENCE)
 
     quote.refresh_from_db()
     assert quote.snapshot["inputs"]["workload"] == {"task": "inference", "model": "llama-3.1-8b"}
@@ -133,7 +133,7 @@ def test_a_bad_workload_names_the_field_and_changes_nothing(signed_in):
 
     response = _post(
         signed_in,
-        "workload",
+        "workload_set",
         quote,
         LLAMA_INFERENCE | {"workload_json": '{"task": "inference", "model": "no-such-model"}'},
     )
@@ -155,7 +155,7 @@ def test_parts_by_hand_show_what_is_missing_and_sending_needs_an_acknowledgement
     assert "checked against the general rules for production" in checks
     assert 'name="acknowledge_checks"' in _page(signed_in, quote)
 
-    refused = _post(signed_in, "action", quote, {"action": "send"})
+    refused = _post(signed_in, "quote_action", quote, {"action": "send"})
 
     assert any("fail 4 of the builder" in text for text in _flash(refused)), _flash(refused)
     assert any(text == "No chassis in the lines." for text in _flash(refused))
@@ -164,7 +164,9 @@ def test_parts_by_hand_show_what_is_missing_and_sending_needs_an_acknowledgement
     assert mail.outbox == []
 
     with django_capture_on_commit_callbacks(execute=True):
-        sent = _post(signed_in, "action", quote, {"action": "send", "acknowledge_checks": "on"})
+        sent = _post(
+            signed_in, "quote_action", quote, {"action": "send", "acknowledge_checks": "on"}
+        )
 
     assert "Sent to the customer." in _flash(sent)
     quote.refresh_from_db()
@@ -205,7 +207,7 @@ def test_a_quote_from_the_wizard_keeps_the_customers_workload(client, signed_in,
     assert review.passed, [m.render() for m in review.failures]
     page = _page(signed_in, quote)
     assert "the server checks use the customer's workload" in page
-    response = _post(signed_in, "workload", quote, LLAMA_INFERENCE | {"task": "pretraining"})
+    response = _post(signed_in, "workload_set", quote, LLAMA_INFERENCE | {"task": "pretraining"})
     assert any("workload stays theirs" in text for text in _flash(response))
 
 
@@ -218,7 +220,7 @@ def test_the_quote_pdf_carries_the_tco_chart_of_the_customers_result(client, sig
     assert tco
     assert tco["options"]["on_premises"]["total"]
 
-    response = signed_in.get(reverse("wizard:staff:pdf", args=[quote.pk]))
+    response = signed_in.get(reverse("sales:quote_pdf", args=[quote.pk]))
 
     reader = PdfReader(io.BytesIO(response.content))
     text = re.sub(r"[\s\u00a0\u202f]+", " ", " ".join(p.extract_text() for p in reader.pages))
@@ -267,7 +269,7 @@ def test_a_training_cluster_on_a_quote_is_reviewed_without_its_storage_network(s
     }
     _post(
         signed_in,
-        "workload",
+        "workload_set",
         quote,
         {
             "task": "pretraining",

@@ -41,7 +41,7 @@ def manager(django_user_model):
 
 
 def _dashboard(client):
-    return client.get(reverse("wizard:staff:dashboard")).content.decode()
+    return client.get(reverse("sales:dashboard")).content.decode()
 
 
 def _discounted(rep, pct: int):
@@ -127,9 +127,9 @@ def test_approving_from_the_queue(client, rep, manager):
     quote = _discounted(rep, 15)
     client.force_login(manager)
 
-    response = client.post(reverse("wizard:staff:approve", args=[quote.pk]), follow=True)
+    response = client.post(reverse("sales:quote_approve", args=[quote.pk]), follow=True)
 
-    assert response.redirect_chain == [(reverse("wizard:staff:dashboard"), 302)]
+    assert response.redirect_chain == [(reverse("sales:dashboard"), 302)]
     page = response.content.decode()
     assert f"Discount of quote {quote.number} approved." in page
     assert "No discount waits for approval." in page
@@ -141,9 +141,9 @@ def test_a_rep_cannot_approve_from_the_queue_url(client, rep):
     quote = _discounted(rep, 15)
     client.force_login(rep)
 
-    response = client.post(reverse("wizard:staff:approve", args=[quote.pk]), follow=True)
+    response = client.post(reverse("sales:quote_approve", args=[quote.pk]), follow=True)
 
-    assert response.redirect_chain == [(reverse("wizard:staff:dashboard"), 302)]
+    assert response.redirect_chain == [(reverse("sales:dashboard"), 302)]
     assert '<p class="error-message">' in response.content.decode()
     revision = QuoteRevision.objects.get(pk=quote.current_revision_id)
     assert revision.approved_discount_pct is None
@@ -169,7 +169,7 @@ def test_the_queue_costs_the_same_for_one_quote_or_five(client, rep, manager):
 def test_the_staff_set_a_vat_number_and_the_reverse_charge_applies(client, rep):
     quote = quote_make(rep, country="DE")
     client.force_login(rep)
-    url = reverse("wizard:staff:customer", args=[quote.pk])
+    url = reverse("sales:customer_update", args=[quote.pk])
 
     response = client.post(
         url, {"country": "DE", "vat_number": "de136491529", "is_business": "on"}, follow=True
@@ -188,7 +188,7 @@ def test_a_wrong_vat_number_is_refused_naming_the_field(client, rep):
     client.force_login(rep)
 
     response = client.post(
-        reverse("wizard:staff:customer", args=[quote.pk]),
+        reverse("sales:customer_update", args=[quote.pk]),
         {"country": "DE", "vat_number": "DE136491520", "is_business": "on"},
         follow=True,
     )
@@ -207,7 +207,7 @@ def test_changing_the_vat_number_of_a_sent_quote_makes_its_next_revision(client,
     client.force_login(rep)
 
     client.post(
-        reverse("wizard:staff:customer", args=[quote.pk]),
+        reverse("sales:customer_update", args=[quote.pk]),
         {"country": "DE", "vat_number": "DE136491529", "is_business": "on"},
     )
 

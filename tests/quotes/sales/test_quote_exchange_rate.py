@@ -15,7 +15,7 @@ import pytest
 from django.urls import reverse
 
 from engine.commerce.exchange import rate_rounded
-from quotes.advice import kept
+from quotes.advice import computed_cache
 from quotes.advice.selectors import assumptions_get, priced_assumptions_get
 from quotes.models import QuoteOrigin, WizardResult
 from quotes.sales import services
@@ -106,7 +106,7 @@ def test_without_recorded_rates_the_quote_takes_the_built_in_annual_average_and_
     client.force_login(rep)
 
     quote.refresh_from_db()
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
     pdf = _text(quote)
 
     assert (quote.exchange_rate, quote.exchange_rate_date) == (
@@ -164,7 +164,7 @@ def test_the_staff_page_and_the_pdf_say_which_rate_was_used(client, rep, ecb_rat
     quote = quote_make(rep, currency="USD")
     client.force_login(rep)
 
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
     quote.refresh_from_db()
     pdf = _text(quote)
 
@@ -176,7 +176,7 @@ def test_the_staff_page_says_when_staff_typed_the_rate(client, rep, ecb_rates):
     quote = quote_make(rep, currency="USD", exchange_rate=Decimal("1.1"))
     client.force_login(rep)
 
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
 
     assert "Exchange rate typed by staff" in page
     assert "ECB reference rate of" not in page
@@ -225,7 +225,7 @@ def test_figures_published_in_dollars_are_converted_at_the_ecb_rate(ecb_rates):
 def test_a_quote_from_a_euro_result_prices_each_dollar_part_as_the_result_did_and_says_at_what(
     rep,
 ):
-    computed = kept.computed_get(
+    computed = computed_cache.computed_get(
         advice_inputs_make(
             workload={"task": "inference", "model": "llama-3.1-8b"}, deployment="on_premises"
         )
@@ -271,7 +271,7 @@ def test_a_quote_from_a_euro_result_prices_each_dollar_part_as_the_result_did_an
 
 @pytest.mark.usefixtures("seed_catalog")
 def test_the_result_page_and_the_configurations_api_name_the_rate_of_the_conversion(client):
-    computed = kept.computed_get(
+    computed = computed_cache.computed_get(
         advice_inputs_make(workload={"task": "inference", "model": "llama-3.1-8b"})
     )
     result = WizardResult.objects.create(language="en", answers={}, result=computed.stored)
@@ -285,7 +285,7 @@ def test_the_result_page_and_the_configurations_api_name_the_rate_of_the_convers
 
 @pytest.mark.usefixtures("seed_catalog")
 def test_a_result_stored_before_conversions_were_recorded_still_renders_and_quotes(client, rep):
-    computed = kept.computed_get(
+    computed = computed_cache.computed_get(
         advice_inputs_make(
             workload={"task": "inference", "model": "llama-3.1-8b"}, deployment="on_premises"
         )

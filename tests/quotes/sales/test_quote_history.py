@@ -48,7 +48,7 @@ def test_the_staff_quote_page_shows_readable_history_and_statuses(client, rep):
     services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
     client.force_login(rep)
 
-    html = client.get(reverse("wizard:staff:detail", args=[quote.pk])).content.decode()
+    html = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
 
     history = html[html.index('class="history stack doc-table"') :]
     assert f"{status_label('draft')} → {status_label('sent')}" in history

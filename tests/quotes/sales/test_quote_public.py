@@ -33,11 +33,11 @@ def sent(rep):
 
 
 def _page(quote: Quote) -> str:
-    return reverse("wizard:staff:public", args=[quote.token])
+    return reverse("sales:quote_public", args=[quote.token])
 
 
 def _pdf(quote: Quote) -> str:
-    return reverse("wizard:staff:public_pdf", args=[quote.token])
+    return reverse("sales:quote_public_pdf", args=[quote.token])
 
 
 # --- The PDF -------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def test_a_draft_has_no_pdf_for_the_customer(client, rep):
 
     assert client.get(_pdf(draft)).status_code == 404
     assert "quote.pdf" not in client.get(_page(draft)).content.decode()
-    assert client.get(reverse("wizard:staff:public_pdf", args=["x" * 43])).status_code == 404
+    assert client.get(reverse("sales:quote_public_pdf", args=["x" * 43])).status_code == 404
 
 
 def test_the_next_revision_being_prepared_has_no_pdf_yet(client, rep, sent):

@@ -34,7 +34,7 @@ from tests.quotes.sales.test_quote_services import _user
 pytestmark = pytest.mark.django_db
 
 GERMAN_VAT = "DE136491529"  # made up; its check digit is right (ISO 7064 MOD 11,10)
-DASHBOARD = reverse("wizard:staff:dashboard")
+DASHBOARD = reverse("sales:dashboard")
 
 
 @pytest.fixture

@@ -80,9 +80,9 @@ def test_a_quote_without_managed_hosting_has_no_support_level(rep):
 def test_the_staff_page_sets_it_and_refuses_an_unknown_tier(client, rep):
     quote = _managed_quote(rep)
     client.force_login(rep)
-    url = reverse("wizard:staff:service_tier", args=[quote.pk])
+    url = reverse("sales:service_tier_set", args=[quote.pk])
 
-    page = client.get(reverse("wizard:staff:detail", args=[quote.pk]))
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk]))
     assert 'id="support-level"' in page.content.decode()
     refused = client.post(url, {"code": "platinum"}, follow=True)
     assert _tier_lines(quote) == []

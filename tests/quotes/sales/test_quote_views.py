@@ -20,7 +20,7 @@ from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_req
 
 pytestmark = pytest.mark.django_db
 
-DASHBOARD = reverse("wizard:staff:dashboard")
+DASHBOARD = reverse("sales:dashboard")
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def manager(django_user_model):
 
 
 def _detail(quote):
-    return reverse("wizard:staff:detail", args=[quote.pk])
+    return reverse("sales:quote_detail", args=[quote.pk])
 
 
 # --- Permissions matrix ---------------------------------------------------------------------------
@@ -42,11 +42,11 @@ def _detail(quote):
 
 def test_anonymous_is_sent_to_the_login_page(client, rep):
     quote = quote_make(rep)
-    for url in (DASHBOARD, _detail(quote), reverse("wizard:staff:pdf", args=[quote.pk])):
+    for url in (DASHBOARD, _detail(quote), reverse("sales:quote_pdf", args=[quote.pk])):
         response = client.get(url)
         assert response.status_code == 302
-        assert response["Location"].startswith(reverse("wizard:staff:login"))
-    response = client.post(reverse("wizard:staff:action", args=[quote.pk]), {"action": "send"})
+        assert response["Location"].startswith(reverse("sales:login"))
+    response = client.post(reverse("sales:quote_action", args=[quote.pk]), {"action": "send"})
     assert response.status_code == 302
     quote.refresh_from_db()
     assert quote.status == "draft"
@@ -57,7 +57,7 @@ def test_signed_in_outside_the_sales_groups_is_forbidden(client, rep, django_use
     client.force_login(_user(django_user_model, "outsider", None))
     assert client.get(DASHBOARD).status_code == 403
     assert client.get(_detail(quote)).status_code == 403
-    response = client.post(reverse("wizard:staff:action", args=[quote.pk]), {"action": "send"})
+    response = client.post(reverse("sales:quote_action", args=[quote.pk]), {"action": "send"})
     assert response.status_code == 403
     quote.refresh_from_db()
     assert quote.status == "draft"
@@ -73,17 +73,17 @@ def test_only_a_manager_approves_from_the_screen(client, rep, manager, who, appr
     client.force_login({"rep": rep, "manager": manager}[who])
     page = client.get(_detail(quote)).content.decode()
     assert ('value="approve_discount"' in page) is approved
-    client.post(reverse("wizard:staff:action", args=[quote.pk]), {"action": "approve_discount"})
+    client.post(reverse("sales:quote_action", args=[quote.pk]), {"action": "approve_discount"})
     quote.refresh_from_db()
     assert (quote.current_revision.approved_discount_pct is not None) is approved
 
 
 def test_the_customer_link_shows_one_quote_only(client, rep):
     quote = quote_make(rep)
-    response = client.get(reverse("wizard:staff:public", args=[quote.token]))
+    response = client.get(reverse("sales:quote_public", args=[quote.token]))
     assert response.status_code == 200
     assert response["X-Robots-Tag"] == "noindex, nofollow"
-    assert client.get(reverse("wizard:staff:public", args=["x" * 43])).status_code == 404
+    assert client.get(reverse("sales:quote_public", args=["x" * 43])).status_code == 404
     assert client.get(DASHBOARD).status_code == 302
 
 
@@ -124,7 +124,7 @@ def test_dashboard_search_and_filters(client, rep):
 def test_one_click_quote_from_a_request(client, rep):
     client.force_login(rep)
     quote_request = wizard_request_make()
-    response = client.post(reverse("wizard:staff:from_request", args=[quote_request.pk]))
+    response = client.post(reverse("sales:quote_from_request", args=[quote_request.pk]))
     quote = Quote.objects.get()
     assert response["Location"] == _detail(quote)
     # Managed hosting: the monthly fee and its setup
@@ -137,14 +137,14 @@ def test_one_click_quote_from_a_request(client, rep):
 def test_create_from_scratch_and_add_a_line(client, rep):
     client.force_login(rep)
     response = client.post(
-        reverse("wizard:staff:new"),
+        reverse("sales:quote_new"),
         {"company": "Initech", "contact_name": "Peter", "email": "p@initech.example",
          "country": "fr", "language": "en", "currency": "EUR", "is_business": "on"},
     )  # fmt: skip
     quote = Quote.objects.get()
     assert response["Location"] == _detail(quote)
     client.post(
-        reverse("wizard:staff:line_add_service", args=[quote.pk]),
+        reverse("sales:line_add_service", args=[quote.pk]),
         {"kind": "service", "description": "Installation", "quantity": "1",
          "unit_price": "1500", "recurrence": "one_off", "discount_pct": "0"},
     )  # fmt: skip
@@ -163,7 +163,7 @@ def _pdf_text(data: bytes) -> str:
 def test_pdf_carries_number_revision_lines_totals_and_vat_note(client, rep):
     client.force_login(rep)
     quote = quote_make(rep, country="DE", vat_number="DE136695976")
-    response = client.get(reverse("wizard:staff:pdf", args=[quote.pk]), {"download": "1"})
+    response = client.get(reverse("sales:quote_pdf", args=[quote.pk]), {"download": "1"})
     assert response["Content-Type"] == "application/pdf"
     assert response["Content-Disposition"] == f'attachment; filename="{quote.number}.pdf"'
     text = _pdf_text(response.content)
@@ -201,7 +201,7 @@ def test_customer_accepts_from_the_link(client, rep, django_capture_on_commit_ca
     settings.SALES_NOTIFICATION_EMAIL = "sales@example.com"
     quote = quote_make(rep)
     services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
-    url = reverse("wizard:staff:public", args=[quote.token])
+    url = reverse("sales:quote_public", args=[quote.token])
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url, {"name": "Ada Lovelace", "decision": "accept"})
     assert response.status_code == 302
@@ -222,7 +222,7 @@ def test_customer_accepts_from_the_link(client, rep, django_capture_on_commit_ca
 
 def test_a_draft_cannot_be_answered(client, rep):
     quote = quote_make(rep)
-    url = reverse("wizard:staff:public", args=[quote.token])
+    url = reverse("sales:quote_public", args=[quote.token])
     client.post(url, {"name": "Ada", "decision": "accept"})
     quote.refresh_from_db()
     assert quote.status == "draft"
@@ -231,7 +231,7 @@ def test_a_draft_cannot_be_answered(client, rep):
 def test_customer_page_in_french(client, rep):
     quote = quote_make(rep)
     client.cookies["django_language"] = "fr"
-    page = client.get(reverse("wizard:staff:public", args=[quote.token])).content.decode()
+    page = client.get(reverse("sales:quote_public", args=[quote.token])).content.decode()
     assert "60\u00a0000,00\u00a0€" in page
 
 
@@ -242,13 +242,13 @@ def test_a_line_whose_catalog_price_is_stale_is_flagged(client, rep, settings):
     price_make(gpu, amount=Decimal("20000.00"), observed_on=dt.date(2025, 1, 1))
     client.force_login(rep)
     client.post(
-        reverse("wizard:staff:new"),
+        reverse("sales:quote_new"),
         {"company": "Initech", "contact_name": "Peter", "email": "p@initech.example",
          "country": "fr", "language": "en", "currency": "EUR", "is_business": "on"},
     )  # fmt: skip
     quote = Quote.objects.get()
     client.post(
-        reverse("wizard:staff:line_add_part", args=[quote.pk]),
+        reverse("sales:line_add_part", args=[quote.pk]),
         {"sku": "OLD-PRICE-GPU", "quantity": "1", "discount_pct": "0"},
     )
     settings.PRICE_STALE_DAYS = 100_000

@@ -1,4 +1,4 @@
-"""Stored results as the result page shows them, kept per process. A stored result never
+"""Stored results as the result page shows them, cached per process. A stored result never
 changes (a snapshot: STYLE.md rule 5), so its decoded object, and its page's context in each
 language, are worked out once per process instead of on every visit (a later visit renders
 the result page under 30 ms). What depends on the visit (the forms, the CSRF token, the
@@ -11,13 +11,13 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils import translation
 
-from gpuquote.core.kept import KeptValues
+from gpuquote.core.process_cache import ProcessCache
 from quotes.advice.result import AdviceResult
 from quotes.advice.store import result_from_json
 from quotes.models import WizardResult
 from quotes.wizard.result_page import result_context
 
-RESULTS_KEPT = 64  # a decoded result and its two languages' contexts: ~0.5 MB (measured)
+RESULT_CACHE_SIZE = 64  # a decoded result and its two languages' contexts: ~0.5 MB (measured)
 
 
 def stored_advice_get(result: WizardResult) -> AdviceResult | None:
@@ -30,12 +30,12 @@ def result_page_context(
 ) -> dict[str, Any]:
     """``result_context`` for this visit: a fresh dict the view may add to."""
     key = (result.token, translation.get_language() or "")
-    kept = _contexts.get_or_make(key, lambda: result_context(result, advice))
-    context = dict(kept)
+    cached = _contexts.get_or_make(key, lambda: result_context(result, advice))
+    context = dict(cached)
     context["result"] = result
-    context["private_url"] = request.build_absolute_uri(kept["private_url"])
+    context["private_url"] = request.build_absolute_uri(cached["private_url"])
     return context
 
 
-_advices: KeptValues[str, AdviceResult | None] = KeptValues(RESULTS_KEPT)
-_contexts: KeptValues[tuple[str, str], dict[str, Any]] = KeptValues(RESULTS_KEPT * 2)
+_advices: ProcessCache[str, AdviceResult | None] = ProcessCache(RESULT_CACHE_SIZE)
+_contexts: ProcessCache[tuple[str, str], dict[str, Any]] = ProcessCache(RESULT_CACHE_SIZE * 2)

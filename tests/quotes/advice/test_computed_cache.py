@@ -1,4 +1,4 @@
-"""Computed results kept per process and data version (issue 17): the wizard and the partner
+"""Computed results cached per process and data version (issue 17): the wizard and the partner
 API compute a question once per data version, and what they store and quote is what a fresh
 computation gives."""
 
@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 
 from catalog.models import Price
-from quotes.advice import kept
+from quotes.advice import computed_cache
 from quotes.advice.result import AdviceInputs
 from quotes.advice.store import result_from_json, result_to_json
 from quotes.models import QuoteOrigin, WizardResult
@@ -27,10 +27,10 @@ def _inputs(**overrides: Any) -> AdviceInputs:
 
 
 def test_the_same_question_is_computed_once_per_data_version():
-    with mock.patch.object(kept, "compute", wraps=kept.compute) as compute:
-        first = kept.computed_get(_inputs())
-        again = kept.computed_get(_inputs())
-        other = kept.computed_get(_inputs(horizon_years=5))
+    with mock.patch.object(computed_cache, "compute", wraps=computed_cache.compute) as compute:
+        first = computed_cache.computed_get(_inputs())
+        again = computed_cache.computed_get(_inputs())
+        other = computed_cache.computed_get(_inputs(horizon_years=5))
         assert compute.call_count == 2
         assert again is first
         assert other.result.inputs.horizon_years == 5
@@ -39,20 +39,20 @@ def test_the_same_question_is_computed_once_per_data_version():
         price.pk = None
         price.amount += 1
         price.save()  # a new price: a new data version
-        after = kept.computed_get(_inputs())
+        after = computed_cache.computed_get(_inputs())
         assert compute.call_count == 3
         assert after is not first
 
 
-def test_the_kept_result_is_what_a_fresh_computation_stores():
-    fresh = result_to_json(kept.compute(_inputs()))
-    kept.computed_get(_inputs())
+def test_the_cached_result_is_what_a_fresh_computation_stores():
+    fresh = result_to_json(computed_cache.compute(_inputs()))
+    computed_cache.computed_get(_inputs())
 
-    assert kept.computed_get(_inputs()).stored == fresh
+    assert computed_cache.computed_get(_inputs()).stored == fresh
 
 
-def test_a_quote_of_the_kept_result_is_the_quote_of_the_stored_one():
-    computed = kept.computed_get(_inputs())
+def test_a_quote_of_the_cached_result_is_the_quote_of_the_stored_one():
+    computed = computed_cache.computed_get(_inputs())
     result = WizardResult.objects.create(language="fr", answers={}, result=computed.stored)
     given = quote_create_from_result(
         user=None,

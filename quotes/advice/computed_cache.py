@@ -1,9 +1,9 @@
-"""Computed results kept per process, per data version.
+"""Computed results cached per process, per data version.
 
 The wizard and the partner API ask the same questions again and again (the registry's models,
 the wizard's defaults): a result computed from the same inputs with the same data (catalog,
-prices, assumptions: ``data_version_get``) is the same result, so each process keeps the last
-``COMPUTED_KEPT`` of them with their stored form. Only the computation is kept: every wizard
+prices, assumptions: ``data_version_get``) is the same result, so each process caches the last
+``COMPUTED_CACHE_SIZE`` of them with their stored form. Only the computation is cached: every wizard
 answer still stores its own result row and every quote its own number and lines.
 
 Both values are shared by every caller that asks the same question: read them, never change
@@ -18,13 +18,13 @@ from typing import Any
 
 from catalog.selectors import per_version_cache
 from engine.advice.codec import encode
-from gpuquote.core.kept import KeptValues
+from gpuquote.core.process_cache import ProcessCache
 from quotes.advice.compute import compute
 from quotes.advice.result import AdviceInputs, AdviceResult
 from quotes.advice.selectors import data_version_get
 from quotes.advice.store import result_to_json
 
-COMPUTED_KEPT = 32  # a result and its stored form: ~0.4 MB (measured with tracemalloc)
+COMPUTED_CACHE_SIZE = 32  # a result and its stored form: ~0.4 MB (measured with tracemalloc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ class Computed:
 
 def computed_get(inputs: AdviceInputs) -> Computed:
     """``compute(inputs)`` and its stored form, from this process's recent results when the
-    same inputs were computed with the same data. Raises what ``compute`` raises (never kept)."""
+    same inputs were computed with the same data. Raises what ``compute`` raises (never cached)."""
     key = (json.dumps(encode(inputs), sort_keys=True), repr(data_version_get()))
 
     def make() -> Computed:
@@ -48,5 +48,5 @@ def computed_get(inputs: AdviceInputs) -> Computed:
 
 
 # Per process: (inputs, data version) -> the computed result.
-_computed: KeptValues[tuple[str, str], Computed] = KeptValues(COMPUTED_KEPT)
+_computed: ProcessCache[tuple[str, str], Computed] = ProcessCache(COMPUTED_CACHE_SIZE)
 per_version_cache(_computed.clear)

@@ -1,4 +1,4 @@
-"""The result page kept per process (issue 17): a stored result never changes, so its decoded
+"""The result page cached per process (issue 17): a stored result never changes, so its decoded
 object and its page's context in each language are worked out on the first visit only; every
 later visit shows the same page, with its own CSRF token and its own forms."""
 
@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from gpuquote.core.countries import CountryFormField, CountrySelect, country_choices
-from quotes.wizard import kept_results
+from quotes.wizard import result_cache
 from quotes.wizard.forms import QuoteRequestForm
 from tests.quotes.wizard.wizard_cases import INFERENCE, wizard_result_make
 
@@ -32,10 +32,10 @@ def test_the_first_visit_works_the_page_out_and_the_next_ones_show_the_same(clie
     url = reverse("wizard:result", kwargs={"token": result.token})
     with (
         mock.patch.object(
-            kept_results, "result_context", wraps=kept_results.result_context
+            result_cache, "result_context", wraps=result_cache.result_context
         ) as context,
         mock.patch.object(
-            kept_results, "result_from_json", wraps=kept_results.result_from_json
+            result_cache, "result_from_json", wraps=result_cache.result_from_json
         ) as decode,
     ):
         first = client.get(url)
@@ -55,7 +55,7 @@ def test_the_first_visit_works_the_page_out_and_the_next_ones_show_the_same(clie
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("seed_catalog")
-def test_a_quote_request_with_errors_shows_its_own_values_on_the_kept_page(client):
+def test_a_quote_request_with_errors_shows_its_own_values_on_the_cached_page(client):
     result = wizard_result_make(client, INFERENCE)
     url = reverse("wizard:result", kwargs={"token": result.token})
     client.get(url)
@@ -72,20 +72,20 @@ def test_a_quote_request_with_errors_shows_its_own_values_on_the_kept_page(clien
 
 @pytest.mark.parametrize("value", ["", "FR", "de", None])
 @pytest.mark.parametrize("language", ["en", "fr"])
-def test_a_kept_country_select_is_the_select_django_renders(value, language):
+def test_a_cached_country_select_is_the_select_django_renders(value, language):
     attrs = {"id": "id_country", "aria-invalid": "true", "autocomplete": "country"}
     with translation.override(language):
         plain = forms.Select(choices=country_choices()).render("country", value, attrs)
-        for _ in range(2):  # rendered, then kept
-            kept = CountrySelect(choices=country_choices()).render("country", value, attrs)
-            assert kept == plain
+        for _ in range(2):  # rendered, then cached
+            cached = CountrySelect(choices=country_choices()).render("country", value, attrs)
+            assert cached == plain
     assert len(plain) > 5000  # every country
 
 
-def test_the_country_field_uses_the_kept_select_for_every_country_only():
+def test_the_country_field_uses_the_cached_select_for_every_country_only():
     assert isinstance(CountryFormField().widget, CountrySelect)
     assert isinstance(QuoteRequestForm().fields["country"].widget, CountrySelect)
     few = CountryFormField(choices=[("FR", "France"), ("DE", "Germany")])
     widget = cast(forms.Widget, few.widget)  # an instance once the field is built
-    assert not isinstance(widget, CountrySelect)  # its own list: never served from the kept
+    assert not isinstance(widget, CountrySelect)  # its own list: never served from the cache
     assert widget.render("country", "DE").count("<option") == 2

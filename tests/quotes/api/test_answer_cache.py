@@ -1,6 +1,7 @@
-"""The calculators' memo (issue 17): a cached answer is byte for byte the one the computation
-gives, a hit computes nothing, and any change of the data an answer comes from (a feed's price,
-an admin edit, a cloud price, a staff assumption) makes the next request compute again."""
+"""The calculators' answer cache (issue 17): a cached answer is byte for byte the one the
+computation gives, a hit computes nothing, and any change of the data an answer comes from (a
+feed's price, an admin edit, a cloud price, a staff assumption) makes the next request compute
+again."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from catalog.models import CloudPrice, Gpu, Price
 from catalog.selectors import versions, versions_forget
 from engine.workload.registry import all_models
 from quotes.advice.services import region_assumptions_seed
-from quotes.api import calculators, memo
+from quotes.api import answer_cache, calculators
 from quotes.models import RegionAssumption
 from tests.factories import ecb_rates_load
 from tests.quotes.advice.test_expert_scenarios import SCENARIOS
@@ -49,7 +50,7 @@ def test_a_cached_answer_is_byte_for_byte_the_computed_one(client, scenario):
     for url, payload in _requests(scenario):
         with override_settings(ANSWER_CACHE_SECONDS=0):
             computed = _post(client, url, payload)
-        first = _post(client, url, payload)  # computed, then kept
+        first = _post(client, url, payload)  # computed, then cached
         again = _post(client, url, payload)  # from the cache
         assert computed.status_code == first.status_code == again.status_code, url
         assert computed.content == first.content == again.content, url
@@ -81,9 +82,9 @@ def _random_requests(seed: int) -> list[tuple[str, dict]]:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_on_random_workloads_the_kept_answers_are_the_computed_ones(client, seed):
-    """Computed from the database with nothing kept (versions forgotten, memo off), then with
-    the per-version snapshot, price ages and assumptions warm, then from the memo: the same
+def test_on_random_workloads_the_cached_answers_are_the_computed_ones(client, seed):
+    """Computed from the database with nothing cached (versions forgotten, cache off), then with
+    the per-version snapshot, price ages and assumptions warm, then from the cache: the same
     bytes, in English and in French."""
     region_assumptions_seed()
     for language in ("en", "fr"):
@@ -92,9 +93,9 @@ def test_on_random_workloads_the_kept_answers_are_the_computed_ones(client, seed
             with override_settings(ANSWER_CACHE_SECONDS=0):
                 cold = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
             warm = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
-            kept = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
-            assert cold.status_code == warm.status_code == kept.status_code, (url, payload)
-            assert cold.content == warm.content == kept.content, (url, payload)
+            cached = _post(client, url, payload, HTTP_ACCEPT_LANGUAGE=language)
+            assert cold.status_code == warm.status_code == cached.status_code, (url, payload)
+            assert cold.content == warm.content == cached.content, (url, payload)
 
 
 def test_a_hit_computes_nothing(client):
@@ -115,13 +116,13 @@ def test_a_hit_computes_nothing(client):
     assert first.content == second.content == third.content
 
 
-def test_an_input_error_is_never_kept(client):
+def test_an_input_error_is_never_cached(client):
     bad = {"workload": SERVE_8B | {"precision": "fp3"}, "environment": "production"}
-    with mock.patch.object(memo.cache, "set", wraps=memo.cache.set) as kept:
+    with mock.patch.object(answer_cache.cache, "set", wraps=answer_cache.cache.set) as cache_set:
         assert _post(client, CONFIGURATIONS, bad).status_code == 400
         assert _post(client, CONFIGURATIONS, bad).status_code == 400
         assert _post(client, CONFIGURATIONS, ASK_8B).status_code == 200
-    answers = [call for call in kept.call_args_list if call.args[0].startswith("answer:")]
+    answers = [call for call in cache_set.call_args_list if call.args[0].startswith("answer:")]
     assert len(answers) == 1  # the good answer only (the throttle keeps its own counters)
 
 
@@ -216,7 +217,7 @@ def test_a_new_cloud_price_changes_the_next_tco(client):
         assert spy.call_count == 2
 
 
-def test_the_memo_can_be_turned_off(client):
+def test_the_answer_cache_can_be_turned_off(client):
     with (
         override_settings(ANSWER_CACHE_SECONDS=0),
         mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get) as spy,
@@ -277,7 +278,7 @@ def test_a_change_saved_by_this_process_is_seen_at_once(client, clock):
 def test_a_process_answers_from_its_recent_answers_then_from_the_shared_cache(client):
     first = _post(client, CONFIGURATIONS, ASK_8B)
     with (
-        mock.patch.object(memo.cache, "get", wraps=memo.cache.get) as shared_get,
+        mock.patch.object(answer_cache.cache, "get", wraps=answer_cache.cache.get) as shared_get,
         mock.patch.object(calculators, "advice_get", wraps=calculators.advice_get) as computed,
     ):
 
@@ -286,7 +287,7 @@ def test_a_process_answers_from_its_recent_answers_then_from_the_shared_cache(cl
 
         again = _post(client, CONFIGURATIONS, ASK_8B)
         assert (answers_read(), computed.call_count) == (0, 0)  # this process's own
-        memo._recent.clear()  # as another process, which never answered it, would
+        answer_cache._recent.clear()  # as another process, which never answered it, would
         elsewhere = _post(client, CONFIGURATIONS, ASK_8B)
         assert (answers_read(), computed.call_count) == (1, 0)  # the shared cache's
     assert first.content == again.content == elsewhere.content

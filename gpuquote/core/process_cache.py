@@ -1,6 +1,6 @@
-"""A bounded map of values kept in one process's memory, least recently used dropped first:
-for values that are costly to make and never change under their key (a stored result's page,
-a result computed for a question and a data version)."""
+"""A cache in one process's memory, bounded, least recently used dropped first: for values
+that are costly to make and never change under their key (a stored result's page, a result
+computed for a question and a data version). The shared cache (Redis) is Django's ``cache``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-class KeptValues(Generic[K, V]):
+class ProcessCache(Generic[K, V]):
     """Safe across the threads of a worker (gunicorn ``--threads``): a lock guards the map, not
     ``make``, so two threads may make the same value once each."""
 
@@ -23,7 +23,8 @@ class KeptValues(Generic[K, V]):
         self._lock = threading.Lock()
 
     def get_or_make(self, key: K, make: Callable[[], V]) -> V:
-        """The value kept under ``key``, else ``make()``'s, kept (what ``make`` raises is not)."""
+        """The value cached under ``key``, else ``make()``'s, then cached (never what ``make``
+        raises)."""
         with self._lock:
             if key in self._values:
                 self._values.move_to_end(key)
