@@ -19,9 +19,9 @@ from django.utils.formats import get_format
 from django.utils.translation import gettext, ngettext
 
 from engine.build.builder import Tier
+from quotes.advice.labels import TIER_LABELS, WAY_LABELS
 from quotes.advice.presenters import result_to_dict
 from quotes.advice.result import AdviceResult
-from quotes.wizard.result_page import OPTION_LABELS, TIER_LABELS
 
 # The characters that start a formula in Excel, LibreOffice and Google Sheets (CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -62,7 +62,7 @@ def _header(years: int | None) -> list[str]:
                 "%(way)s: total over %(years)s year", "%(way)s: total over %(years)s years", years
             )
             % {"way": label, "years": years}
-            for label in OPTION_LABELS.values()
+            for label in WAY_LABELS.values()
         ]
     return header
 
@@ -103,9 +103,7 @@ def options_csv(advice: AdviceResult) -> str:
     texts = result_to_dict(advice)
     tco = texts["tco"]
     years = None if tco is None else tco["horizon_months"] // 12
-    ways = (
-        [] if tco is None else [tco["options"].get(name, {}).get("total") for name in OPTION_LABELS]
-    )
+    ways = [] if tco is None else [tco["options"].get(name, {}).get("total") for name in WAY_LABELS]
     recommendation = advice.recommendation
     recommended = None if recommendation is None else str(recommendation.tier)
     separator = str(get_format("DECIMAL_SEPARATOR"))

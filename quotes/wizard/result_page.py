@@ -12,8 +12,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import get_language, gettext, ngettext
 
 from engine.build import rules
 from engine.build.builder import Tier
@@ -22,10 +21,27 @@ from engine.build.configuration import PartScope
 from engine.commerce.service_tiers import monthly_with_service
 from engine.tco import JobCost
 from gpuquote.core.formatting import money_format, number_localized
-from quotes.advice.answer import TIER_NAMES, WAY_NAMES, answer_context
+from quotes.advice.answer import answer_context
 from quotes.advice.checklist import checklist_evaluate
-from quotes.advice.presenters import (
+from quotes.advice.labels import (
+    CATEGORY_LABELS,
+    DEPLOYMENT_LABELS,
+    DRIVE_ROLE_LABELS,
+    ENVIRONMENT_LABELS,
     MARKET_LABELS,
+    MEMORY_LABELS,
+    PART_KIND_LABELS,
+    PRECISION_NAMES,
+    SENSITIVITY_TITLES,
+    STACK_LINE_LABELS,
+    TASK_LABELS,
+    TIER_HELP,
+    TIER_LABELS,
+    TRAINING_METHOD_LABELS,
+    WAY_LABELS,
+    WAY_SHORT_LABELS,
+)
+from quotes.advice.presenters import (
     localized_text,
     monitoring_to_dict,
     recommendation_to_dict,
@@ -45,69 +61,6 @@ from quotes.wizard.result_choices import (
     rental_view,
     shared_performance,
 )
-
-TIER_LABELS = TIER_NAMES
-TIER_HELP = {
-    "budget": _("The cheapest configuration that passes every rule."),
-    "balanced": _("The most computing power per unit of price, with comfort margins."),
-    "performance": _("The fastest GPUs for the work, with comfort margins."),
-}
-OPTION_LABELS = WAY_NAMES
-# Short forms for table columns and the chart's line labels.
-OPTION_SHORT_LABELS = {
-    "on_premises": _("Buy"),
-    "managed": _("Managed"),
-    "cloud": _("Cloud"),
-    "cloud_reserved": _("Cloud, reserved"),
-}
-CATEGORY_LABELS = {
-    "capital": _("Purchase of the servers"),
-    "installation": _("Installation"),
-    "power": _("Electricity"),
-    "cooling": _("Cooling (PUE overhead)"),
-    "space": _("Rack space"),
-    "staff": _("Staff"),
-    "support": _("Support"),
-    "spares": _("Spare parts"),
-    "insurance": _("Insurance"),
-    "network": _("Network"),
-    "software": _("Software"),
-    "setup": _("Set-up fee"),
-    "hosting_fees": _("Hosting fees"),
-    "cloud": _("GPU-hours"),
-}
-MEMORY_LABELS = {
-    "weights": _("Model weights"),
-    "gradients": _("Gradients"),
-    "optimizer_states": _("Optimizer states"),
-    "activations": _("Activations"),
-    "kv_cache": _("KV cache (context of each request)"),
-    "overhead": _("Runtime overhead"),
-}
-DRIVE_ROLE_LABELS = {"boot": _("system"), "data": _("data")}
-PART_KIND_LABELS = {
-    "chassis": _("Chassis"),
-    "gpu": _("GPU"),
-    "cpu": _("CPU"),
-    "memory": _("Memory"),
-    "drive": _("Drive"),
-    "nic": _("Network card"),
-    "switch": _("Network switch"),
-    "cable": _("Cable or optic"),
-    "storage_server": _("Shared storage server"),
-}
-GOAL_LABELS = {
-    "inference": pgettext_lazy("what the model is used for", "Running"),
-    "fine_tuning": _("Fine-tuning"),
-    "pretraining": _("Training from scratch"),
-}
-ENVIRONMENT_LABELS = {"experiment": _("experiment"), "production": _("production")}
-SENSITIVITY_TITLES = {
-    "electricity_price": _("If the electricity price changes"),
-    "utilization": _("If the GPUs are busy more or less often"),
-    "horizon_years": _("Over a shorter or longer period"),
-}
-
 
 # --- Session storage ------------------------------------------------------------------------------
 
@@ -272,17 +225,6 @@ def _managed_terms_view(offer: Mapping[str, Any], servers: int) -> dict[str, Any
     }
 
 
-# The software stack's lines, as the result page and the checklist name them.
-STACK_LINE_LABELS = {
-    "os": _("Operating system"),
-    "driver": _("GPU driver"),
-    "platform": _("Compute platform"),
-    "container": _("Containers"),
-    "frameworks": _("Frameworks"),
-    "kernels": _("Number format"),
-}
-
-
 def _performance_view(advice: AdviceResult, tier: str) -> dict[str, Any] | None:
     """What an option delivers, its numbers in the reader's locale
     (``engine.performance``)."""
@@ -359,7 +301,7 @@ def _memory_rows(memory: Mapping[str, float]) -> list[dict[str, Any]]:
 def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
     fmt = _money(currency)
     options = tco["options"]
-    shown = [name for name in OPTION_LABELS if name in options]
+    shown = [name for name in WAY_LABELS if name in options]
     categories = []
     for key, label in CATEGORY_LABELS.items():
         values = {name: options[name]["by_category"].get(key) for name in shown}
@@ -383,7 +325,7 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
             "month": break_even["vs_cloud"]
         }
     totals_sentence = "; ".join(
-        f"{OPTION_LABELS[name]}: {fmt(options[name]['total'])}"
+        f"{WAY_LABELS[name]}: {fmt(options[name]['total'])}"
         for name in shown
         if name in charts.SERIES
     )
@@ -395,7 +337,7 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         )
         % {"years": years},
         description=f"{totals_sentence}. {be_sentence}",
-        series={name: str(OPTION_SHORT_LABELS[name]) for name in charts.SERIES},
+        series={name: str(WAY_SHORT_LABELS[name]) for name in charts.SERIES},
         month_axis=gettext("Month"),
         break_even=lambda month: gettext("Break-even: month %(month)s") % {"month": month},
     )
@@ -429,13 +371,13 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         **tco,
         "years": years,
         "shown": [
-            {"key": name, "label": OPTION_SHORT_LABELS[name], "long": OPTION_LABELS[name]}
+            {"key": name, "label": WAY_SHORT_LABELS[name], "long": WAY_LABELS[name]}
             for name in shown
         ],
         "totals": [
             {
                 "key": name,
-                "label": OPTION_LABELS[name],
+                "label": WAY_LABELS[name],
                 "total": options[name]["total"],
                 "per_gpu_hour": options[name]["cost_per_gpu_hour"],
                 "includes": options[name]["includes"],
@@ -451,7 +393,7 @@ def _tco_view(tco: Mapping[str, Any], currency: str) -> dict[str, Any]:
         "yearly_rows": yearly_rows,
         "sensitivity": list(sensitivity.values()),
         "legend": [
-            {"label": OPTION_LABELS[name], "style": charts.SERIES[name]}
+            {"label": WAY_LABELS[name], "style": charts.SERIES[name]}
             for name in charts.SERIES
             if name in options
         ],
@@ -465,12 +407,13 @@ def _summary(advice: AdviceResult) -> str:
     name = model.name or gettext("a model of %(size)s billion parameters") % {
         "size": number_localized(model.parameters_billions)
     }
-    parts = [f"{GOAL_LABELS.get(workload['task'], workload['task'])} {name}"]
+    parts = [f"{TASK_LABELS.get(workload['task'], workload['task'])} {name}"]
     training = workload.get("training")
     if training:
-        methods = {"lora": "LoRA", "qlora": "QLoRA", "full": gettext("full training")}
-        parts.append(methods.get(training["method"], training["method"]))
-    parts.append(workload.get("precision", "bf16").upper())
+        method = training["method"]
+        parts.append(str(TRAINING_METHOD_LABELS.get(method, method)))
+    precision = workload.get("precision", "bf16")
+    parts.append(PRECISION_NAMES.get(precision, precision.upper()))
     parts.append(str(ENVIRONMENT_LABELS.get(inputs.environment, inputs.environment)))
     parts.append(str(REGION_NAMES.get(inputs.region, inputs.region)))
     return " · ".join(parts)
@@ -607,11 +550,7 @@ def result_context(
             }
             for rule in rules.RULES.values()
         ],
-        "deployment_label": {
-            "on_premises": gettext("On premises"),
-            "managed": gettext("Managed hosting"),
-            "not_sure": gettext("Not sure yet"),
-        }.get(inputs.deployment, inputs.deployment),
+        "deployment_label": DEPLOYMENT_LABELS.get(inputs.deployment, inputs.deployment),
         "region_name": REGION_NAMES.get(inputs.region, inputs.region),
         "utilization_pct": inputs.utilization * 100,
         "answer_rows": _answer_rows(result, advice),

@@ -11,6 +11,7 @@ tier, recommendation), ``market`` (public cloud offers) and ``result`` (a whole 
 The labels of the engine's enums live in ``quotes.advice.labels``.
 """
 
+from quotes.advice.labels import MARKET_LABELS  # the staff quote screen reads it here
 from quotes.advice.presenters.market import (
     cloud_market_panel,
     cloud_offer_to_dict,
@@ -30,7 +31,6 @@ from quotes.advice.presenters.options import (
 from quotes.advice.presenters.performance import monitoring_to_dict, performance_to_dict
 from quotes.advice.presenters.result import job_dict, result_to_dict
 from quotes.advice.presenters.tco import (
-    MARKET_LABELS,
     assumption_words,
     job_to_dict,
     managed_offer_to_dict,

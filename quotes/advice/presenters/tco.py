@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 
 from engine.advice.recommendation import Recommendation
 from engine.assumptions import SPECS, Assumption, unit_message
@@ -181,15 +181,6 @@ def job_to_dict(job: JobCost | None) -> dict[str, Any] | None:
         "energy": amount(job.energy),
         "cheapest": str(job.cheapest),
     }
-
-
-# Where a managed-hosting fee sits in the band of dated public offers for its GPU class.
-MARKET_LABELS = {
-    "below": gettext_lazy("below the market"),
-    "within": gettext_lazy("within the market"),
-    "above": gettext_lazy("above the market"),
-    "unknown": gettext_lazy("no public offer to compare"),
-}
 
 
 def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> dict[str, Any] | None:
