@@ -29,8 +29,9 @@ from quotes.advice.presenters.options import (
     option_to_dict,
 )
 from quotes.advice.presenters.performance import monitoring_to_dict, performance_to_dict
-from quotes.advice.presenters.result import job_dict, result_to_dict
+from quotes.advice.presenters.result import defaults_to_dict, job_dict, result_to_dict
 from quotes.advice.presenters.tco import (
+    assumption_to_dict,
     assumption_words,
     job_to_dict,
     managed_offer_to_dict,
@@ -38,16 +39,28 @@ from quotes.advice.presenters.tco import (
     service_tier_to_dict,
     tco_to_dict,
 )
-from quotes.advice.presenters.words import Render, amount, localized_text, number, text
+from quotes.advice.presenters.words import (
+    Render,
+    amount,
+    cents,
+    cents_or_none,
+    localized_text,
+    number,
+    text,
+)
 
 __all__ = [
     "MARKET_LABELS",
     "Render",
     "amount",
+    "assumption_to_dict",
     "assumption_words",
     "build_to_dict",
+    "cents",
+    "cents_or_none",
     "cloud_market_panel",
     "cloud_offer_to_dict",
+    "defaults_to_dict",
     "exchange_rates_to_list",
     "explanations_to_list",
     "job_dict",

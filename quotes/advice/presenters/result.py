@@ -15,8 +15,8 @@ from quotes.advice.presenters.words import Render, localized_text
 from quotes.advice.result import AdviceResult
 
 
-def _defaults(
-    assumptions: Sequence[Assumption], currency: str, render: Render
+def defaults_to_dict(
+    assumptions: Sequence[Assumption], currency: str, *, render: Render = localized_text
 ) -> dict[str, dict[str, str]]:
     return {
         item.name: {
@@ -49,7 +49,7 @@ def result_to_dict(result: AdviceResult, *, render: Render = localized_text) -> 
         "on_workstation": None
         if result.on_workstation is None
         else sizing_to_dict(result.on_workstation, render=render),
-        "defaults": _defaults(result.defaults, result.inputs.currency, render),
+        "defaults": defaults_to_dict(result.defaults, result.inputs.currency, render=render),
         "performance": {
             str(tier): performance_to_dict(found, render=render)
             for tier, found in result.performance.items()

@@ -40,6 +40,17 @@ def assumption_words(item: Assumption, currency: str, render: Render = text) -> 
     }
 
 
+def assumption_to_dict(item: Assumption, currency: str, *, render: Render = text) -> dict[str, Any]:
+    """One assumption of a cost comparison: its label, value, unit and source."""
+    return {
+        "name": item.name,
+        "label": render(item.label),
+        "value": format(item.value.normalize(), "f"),
+        **assumption_words(item, currency, render),
+        "overridden": item.overridden,
+    }
+
+
 def _break_even(break_even: BreakEven) -> dict[str, int | None]:
     return {
         "vs_managed": break_even.vs_managed,
@@ -98,14 +109,7 @@ def tco_to_dict(result: TcoResult, *, render: Render = text) -> dict[str, Any]:
             for row in result.book_values
         ],
         "assumptions": [
-            {
-                "name": item.name,
-                "label": render(item.label),
-                "value": format(item.value.normalize(), "f"),
-                **assumption_words(item, result.currency, render),
-                "overridden": item.overridden,
-            }
-            for item in result.assumptions
+            assumption_to_dict(item, result.currency, render=render) for item in result.assumptions
         ],
         "explanations": [render(message) for message in result.explanations],
         "managed_offer": managed_offer_to_dict(result.managed_offer, result.horizon_months),

@@ -49,6 +49,16 @@ def amount(money: Money | None) -> str | None:
     return None if money is None else str(round_money(money.amount))
 
 
+def cents(money: Money) -> Decimal:
+    """An engine amount rounded to the cent: the figure ``amount`` writes for the API, as a
+    number for pages and PDFs to format."""
+    return round_money(money.amount)
+
+
+def cents_or_none(money: Money | None) -> Decimal | None:
+    return None if money is None else cents(money)
+
+
 def number(value: float | Decimal, places: int = 2) -> float:
     """A physical quantity for JSON: rounded for people, never money."""
     return round(float(value), places)
