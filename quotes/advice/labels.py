@@ -5,8 +5,10 @@ A ``StrEnum`` member hashes and compares as its value, so ``TIER_LABELS["budget"
 ``TIER_LABELS[Tier.BUDGET]`` are the same label. ``ENUM_LABELS`` lists each enum with its labels:
 a test checks that every member has one in English and in French, so a new member (a TCO cost
 category, a way to pay...) cannot vanish from a page for want of a word. The engine's own
-sentences about a member (``COVERAGE_LABELS``, ``LINE_ROLE_LABELS``) are engine messages,
-rendered with ``presenters.localized_text``; they are listed here too.
+words for a member (``COVERAGE_LABELS``, ``LINE_ROLE_LABELS``, the part tables of
+``engine.build.parts``, the ways to pay as a sentence names them) are engine messages, rendered
+with ``presenters.localized_text``: the engine cannot import this module, so they stay there and
+are listed here too.
 """
 
 from __future__ import annotations
@@ -21,8 +23,25 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from engine.advice.checklist import Deployment
+from engine.advice.recommendation import WAY_NAMES as WAY_PHRASES
 from engine.build.cluster.lines import LINE_ROLE_LABELS, LineRole
 from engine.build.configuration import Environment, Tier
+from engine.build.parts import (
+    AVAILABILITY_LABELS,
+    CABLE_KIND_LABELS,
+    COOLING_LABELS,
+    DRIVE_FORM_FACTOR_LABELS,
+    DRIVE_KIND_LABELS,
+    FORM_FACTOR_LABELS,
+    GPU_CLASS_LABELS,
+    Availability,
+    CableKind,
+    Cooling,
+    DriveFormFactor,
+    DriveKind,
+    FormFactor,
+    GpuClass,
+)
 from engine.commerce.service_tiers import COVERAGE_LABELS, Coverage
 from engine.tco import Category, Way
 from engine.tco.inputs import SensitivityParameter
@@ -183,7 +202,8 @@ STACK_LINE_LABELS: Mapping[str, Promise] = MappingProxyType(
 )
 
 # Each engine enum a page names, with its labels (translated lazily, engine messages, or names
-# written the same in every language).
+# written the same in every language). The engine's own tables (its sentences use them) are
+# listed with ours: the test holds them to the same rule.
 ENUM_LABELS: tuple[tuple[type[Enum], Mapping[Any, Any]], ...] = (
     (Tier, TIER_LABELS),
     (Tier, TIER_HELP),
@@ -199,4 +219,12 @@ ENUM_LABELS: tuple[tuple[type[Enum], Mapping[Any, Any]], ...] = (
     (Deployment, DEPLOYMENT_LABELS),
     (Coverage, COVERAGE_LABELS),
     (LineRole, LINE_ROLE_LABELS),
+    (Way, WAY_PHRASES),
+    (GpuClass, GPU_CLASS_LABELS),
+    (FormFactor, FORM_FACTOR_LABELS),
+    (Availability, AVAILABILITY_LABELS),
+    (DriveKind, DRIVE_KIND_LABELS),
+    (DriveFormFactor, DRIVE_FORM_FACTOR_LABELS),
+    (Cooling, COOLING_LABELS),
+    (CableKind, CABLE_KIND_LABELS),
 )
