@@ -1,7 +1,10 @@
 """The result page's context: an advice result rendered in the active language.
 
 The result page and the checklist PDF show the same context (``result_context``), built from
-the stored result only, through the presenters (``quotes.advice.presenters``).
+the stored result only: the engine's objects for the figures (``AdviceResult``, its options and
+``Money``; the cost section in ``quotes.wizard.tco_view``), the presenters for the words
+(``quotes.advice.presenters``) and one module for the labels of the engine's enums
+(``quotes.advice.labels``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from django.utils.translation import get_language, gettext
 
 from engine.build import rules
 from engine.build.builder import BuiltOption, Tier
-from engine.build.cluster.lines import LINE_ROLE_LABELS, LineRole
+from engine.build.cluster.lines import LineRole
 from engine.commerce.service_tiers import monthly_with_service
 from gpuquote.core.formatting import number_localized
 from quotes.advice.answer import answer_context
@@ -25,6 +28,7 @@ from quotes.advice.labels import (
     DEPLOYMENT_LABELS,
     DRIVE_ROLE_LABELS,
     ENVIRONMENT_LABELS,
+    LINE_ROLE_LABELS,
     MEMORY_LABELS,
     PART_KIND_LABELS,
     PRECISION_NAMES,
