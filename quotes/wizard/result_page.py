@@ -21,6 +21,7 @@ from engine.build import rules
 from engine.build.builder import BuiltOption, Tier
 from engine.build.cluster.lines import LineRole
 from engine.commerce.service_tiers import monthly_with_service
+from engine.sizing import MemoryBreakdown
 from gpuquote.core.formatting import number_localized
 from quotes.advice.answer import answer_context
 from quotes.advice.checklist import checklist_evaluate
@@ -44,6 +45,7 @@ from quotes.advice.presenters import (
     defaults_to_dict,
     localized_text,
     monitoring_to_dict,
+    number,
     recommendation_to_dict,
     sizing_to_dict,
     text,
@@ -179,21 +181,23 @@ def _operations_view(
     return found if any(found.values()) else None
 
 
-def _memory_rows(memory: Mapping[str, float]) -> list[dict[str, Any]]:
-    """The memory table's rows; ``x`` and ``width`` place each part on the bar, in percent of
-    the total (an SVG of 100 units: no inline style under the Content-Security-Policy)."""
-    total = memory["total"] or 1
+def _memory_rows(memory: MemoryBreakdown) -> list[dict[str, Any]]:
+    """The memory table's rows, in GB to two places as the API states them; ``x`` and ``width``
+    place each part on the bar, in percent of the total (an SVG of 100 units: no inline style
+    under the Content-Security-Policy)."""
+    total = number(memory.total) or 1
     rows, start = [], 0.0
     for key, label in MEMORY_LABELS.items():
-        if not memory.get(key):
+        gb = number(getattr(memory, key))
+        if not gb:
             continue
-        width = memory[key] / total * 100
+        width = gb / total * 100
         rows.append(
             {
                 "key": key,
                 "label": label,
-                "gb": memory[key],
-                "share": Decimal(str(memory[key])) / Decimal(str(total)),
+                "gb": gb,
+                "share": Decimal(str(gb)) / Decimal(str(total)),
                 "x": f"{start:.2f}",
                 "width": f"{width:.2f}",
             }
@@ -330,7 +334,7 @@ def result_context(
         "answer": answer_context(recommendation_to_dict(recommendation, render=localized_text)),
         "private_url": request.build_absolute_uri(url) if request is not None else url,
         "sizing": sizing,
-        "memory_rows": _memory_rows(sizing["memory_gb"]),
+        "memory_rows": _memory_rows(advice.sizing.memory_gb),
         "explanations": sizing["explanations"],
         "explanation": explanations,
         "options": options,
