@@ -75,7 +75,7 @@ def _row(
     ways: Sequence[Decimal | None],
 ) -> list[Any]:
     totals = option.totals
-    gpu = next((line.name for line in option.parts if line.kind == "gpu"), "")
+    gpu = option.gpu_line.name
     offer = advice.managed_offers.get(option.tier)
     term = None if offer is None else offer.term(advice.inputs.horizon_years * 12)
     row: list[Any] = [
