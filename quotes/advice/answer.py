@@ -7,19 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext_lazy as _
-
-TIER_NAMES = {
-    "budget": _("Budget"),
-    "balanced": _("Balanced"),
-    "performance": _("Performance"),
-}
-WAY_NAMES = {
-    "on_premises": _("Buy (on premises)"),
-    "managed": _("Managed hosting"),
-    "cloud": _("Cloud GPUs, on demand"),
-    "cloud_reserved": _("Cloud GPUs, reserved 1 year"),
-}
+from quotes.advice.labels import TIER_LABELS, WAY_LABELS
 
 
 def answer_context(recommendation: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -31,8 +19,8 @@ def answer_context(recommendation: dict[str, Any] | None) -> dict[str, Any] | No
     horizon = recommendation.get("horizon_months")
     return {
         **recommendation,
-        "tier_name": TIER_NAMES.get(recommendation["tier"], recommendation["tier"]),
-        "cheapest_name": WAY_NAMES.get(cheapest, cheapest) if cheapest else None,
+        "tier_name": TIER_LABELS.get(recommendation["tier"], recommendation["tier"]),
+        "cheapest_name": WAY_LABELS.get(cheapest, cheapest) if cheapest else None,
         "years": None if horizon is None else horizon // 12,
         "job_days": None if not job else (Decimal(str(job["hours"])) / 24).quantize(Decimal("0.1")),
     }

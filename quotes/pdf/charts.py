@@ -1,7 +1,8 @@
 """Server-side SVG charts, so the result page and the PDF draw the very same picture.
 
 ``cumulative_cost_svg`` draws the cumulative cash cost per month of buying, managed hosting and
-cloud GPUs from a stored TCO dict (``presenters.tco_to_dict``), and marks the break-even month.
+cloud GPUs from the engine's ``TcoResult`` (each month's amount rounded to the cent, as the API
+states it), and marks the break-even month.
 Every text is escaped; the caller passes the words already translated and the number
 formatters of the reader's locale. The SVG carries its own text alternative (``<title>`` and
 ``<desc>``); pages add a table with the same figures.
@@ -13,10 +14,13 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext
+
+from engine.tco import TcoResult, Way
+from quotes.advice.labels import WAY_SHORT_LABELS
 
 LABEL_GAP = 32  # minimum vertical distance between two end-of-line labels (two lines each)
 
@@ -49,10 +53,10 @@ class Style:
 
 
 # Colours with at least 4.5:1 contrast on white; each line also has its own dash pattern.
-SERIES: Mapping[str, Style] = {
-    "on_premises": Style("#0b5cad", "", "—"),
-    "managed": Style("#1b6e35", "10 5", "– –"),
-    "cloud": Style("#a63c00", "3 4", "···"),
+SERIES: Mapping[Way, Style] = {
+    Way.ON_PREMISES: Style("#0b5cad", "", "—"),
+    Way.MANAGED: Style("#1b6e35", "10 5", "– –"),
+    Way.CLOUD: Style("#a63c00", "3 4", "···"),
 }
 
 
@@ -63,6 +67,24 @@ class ChartText:
     series: Mapping[str, str]  # option -> label
     month_axis: str
     break_even: Callable[[int], str]  # month -> "Break-even: month 14"
+
+
+def chart_text(tco: TcoResult, *, description: str) -> ChartText:
+    """The chart's words in the active language: its title, its text alternative and the short
+    name of each way to pay."""
+    years = tco.horizon_months // 12
+    return ChartText(
+        title=ngettext(
+            "Cumulative cost per month over %(years)s year",
+            "Cumulative cost per month over %(years)s years",
+            years,
+        )
+        % {"years": years},
+        description=description,
+        series={way: str(WAY_SHORT_LABELS[way]) for way in SERIES},
+        month_axis=gettext("Month"),
+        break_even=lambda month: gettext("Break-even: month %(month)s") % {"month": month},
+    )
 
 
 def _nice_step(maximum: float, ticks: int = 5) -> float:
@@ -93,7 +115,7 @@ def _spread(wanted: list[float], low: float, high: float) -> list[float]:
 
 
 def cumulative_cost_svg(
-    tco: Mapping[str, Any],
+    tco: TcoResult,
     *,
     text: ChartText,
     money: Callable[[Decimal], str],
@@ -103,10 +125,11 @@ def cumulative_cost_svg(
     """The chart as inline SVG markup (safe to insert into a template), drawn in ``frame``."""
     width, height = frame.width, frame.height
     left, top = frame.left, frame.top
+    options = tco.options
     series = {
-        name: [Decimal(v) for v in tco["options"][name]["monthly_cumulative"]]
+        name: [month.rounded().amount for month in options[name].monthly_cumulative]
         for name in SERIES
-        if name in tco["options"]
+        if name in options
     }
     months = max((len(values) for values in series.values()), default=0)
     if not months:
@@ -164,15 +187,14 @@ def cumulative_cost_svg(
         f'fill="#3d4652">{escape(text.month_axis)}</text>'
     )
     # Break-even markers (against managed hosting, and cloud when different).
-    break_even = tco.get("break_even_month") or {}
+    break_even = tco.break_even_month
     marked: set[int] = set()
-    for key in ("vs_managed", "vs_cloud"):
-        month = break_even.get(key)
+    for month in (break_even.vs_managed, break_even.vs_cloud):
         if not month or month in marked or month > months:
             continue
         marked.add(month)
         bx = _fmt(x(month))
-        on_prem = series.get("on_premises")
+        on_prem = series.get(Way.ON_PREMISES)
         out.append(
             f'<line x1="{bx}" y1="{top}" x2="{bx}" y2="{top + plot_h}" stroke="#1b1f24" '
             'stroke-width="1.5" stroke-dasharray="4 3"/>'

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
 from django.utils.formats import get_format
 from django.utils.translation import gettext, ngettext
 
-from engine.build.builder import Tier
-from quotes.advice.presenters import result_to_dict
+from engine.build.builder import BuiltOption, Tier
+from engine.tco import Way
+from quotes.advice.labels import TIER_LABELS, WAY_LABELS
+from quotes.advice.presenters import cents, number
 from quotes.advice.result import AdviceResult
-from quotes.wizard.result_page import OPTION_LABELS, TIER_LABELS
 
 # The characters that start a formula in Excel, LibreOffice and Google Sheets (CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -62,57 +63,61 @@ def _header(years: int | None) -> list[str]:
                 "%(way)s: total over %(years)s year", "%(way)s: total over %(years)s years", years
             )
             % {"way": label, "years": years}
-            for label in OPTION_LABELS.values()
+            for label in WAY_LABELS.values()
         ]
     return header
 
 
 def _row(
-    option: Mapping[str, Any], advice: AdviceResult, recommended: str | None, ways: Sequence[Any]
+    option: BuiltOption,
+    advice: AdviceResult,
+    recommended: Tier | None,
+    ways: Sequence[Decimal | None],
 ) -> list[Any]:
-    tier = option["tier"]
-    totals = option["totals"]
-    gpu = next((line["name"] for line in option["parts"] if line["kind"] == "gpu"), "")
-    offer = advice.managed_offers.get(Tier(tier))
+    totals = option.totals
+    gpu = option.gpu_line.name
+    offer = advice.managed_offers.get(option.tier)
     term = None if offer is None else offer.term(advice.inputs.horizon_years * 12)
     row: list[Any] = [
-        str(TIER_LABELS.get(tier, tier)),
-        tier == recommended,
-        option["servers"],
-        totals["gpus"],
+        str(TIER_LABELS.get(option.tier, str(option.tier))),
+        option.tier == recommended,
+        option.servers,
+        totals.gpus,
         gpu,
-        Decimal(str(totals["vram_gb"])),
-        totals["ram_gb"],
-        Decimal(str(totals["storage_gb"])),
-        totals["power_w"],
-        sum(1 for check in option["checks"] if check["passed"]),
-        len(option["checks"]),
+        Decimal(str(number(totals.vram_gb))),  # GB to two places, as the API states them
+        totals.ram_gb,
+        Decimal(str(number(totals.storage_gb))),
+        totals.power_w,
+        sum(1 for check in option.checks if check.passed),
+        len(option.checks),
         advice.inputs.currency,
-        Decimal(totals["price"]),
-        None if term is None else term.monthly.amount * option["servers"],
+        cents(totals.price),
+        None if term is None else term.monthly.amount * option.servers,
         None if term is None else term.months,
     ]
     if ways:
         # The cost comparison is computed for the configuration the costs use.
-        used = tier == (None if advice.chosen_tier is None else str(advice.chosen_tier))
-        row += [Decimal(total) if used and total is not None else None for total in ways]
+        used = option.tier == advice.chosen_tier
+        row += [total if used else None for total in ways]
     return row
 
 
 def options_csv(advice: AdviceResult) -> str:
-    texts = result_to_dict(advice)
-    tco = texts["tco"]
-    years = None if tco is None else tco["horizon_months"] // 12
-    ways = (
-        [] if tco is None else [tco["options"].get(name, {}).get("total") for name in OPTION_LABELS]
-    )
+    """Every configuration of ``advice``, one row each, in the active language: read from the
+    engine's objects, amounts rounded to the cent as the API states them."""
+    tco = advice.tco
+    years = None if tco is None else tco.horizon_months // 12
+    ways: list[Decimal | None] = []
+    if tco is not None:  # in the header's order
+        options = tco.options
+        ways = [cents(options[Way(key)].total) if key in options else None for key in WAY_LABELS]
     recommendation = advice.recommendation
-    recommended = None if recommendation is None else str(recommendation.tier)
+    recommended = None if recommendation is None else recommendation.tier
     separator = str(get_format("DECIMAL_SEPARATOR"))
     out = io.StringIO()
     writer = csv.writer(out, delimiter=";" if separator == "," else ",", lineterminator="\r\n")
     writer.writerow(_header(years))
-    for option in texts["build"]["options"]:
+    for option in advice.build.options:
         values = _row(option, advice, recommended, ways)
         writer.writerow([_cell(value, separator) for value in values])
     return out.getvalue()

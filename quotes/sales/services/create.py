@@ -221,6 +221,7 @@ def _result_snapshot(
             "option": option_to_dict(option, advice.price_ages),
             "sizing": sizing_to_dict(advice.sizing),
             "tco": None if advice.tco is None else tco_to_dict(advice.tco) | job_dict(advice),
+            "tco_result": encode(advice.tco),  # the engine's own, for the quote's document
             "recommendation": recommendation_to_dict(advice.recommendation, render=localized_text),
         }
 

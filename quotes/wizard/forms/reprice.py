@@ -9,7 +9,8 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from quotes.advice.inputs import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, REGIONS, Deployment
+from quotes.advice.inputs import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, REGIONS
+from quotes.advice.labels import DEPLOYMENT_LABELS
 from quotes.advice.result import AdviceInputs
 from quotes.wizard.forms.deployment import REGION_NAMES
 from quotes.wizard.forms.fields import WholeNumberField
@@ -18,11 +19,7 @@ from quotes.wizard.forms.fields import WholeNumberField
 # clusters are a conversation with the sales team (the quote form below the result).
 GPU_COUNT_MAX = 512
 
-DEPLOYMENT_NAMES = {
-    Deployment.ON_PREMISES.value: _("On premises"),
-    Deployment.MANAGED.value: _("Managed hosting"),
-    Deployment.NOT_SURE.value: _("Not sure yet"),
-}
+DEPLOYMENT_NAMES = {str(key): label for key, label in DEPLOYMENT_LABELS.items()}
 
 
 class RepriceForm(forms.Form):
