@@ -609,7 +609,7 @@ SCENARIOS = [
         fits=False,
         unmet_mentions=("budget", "20000.00", "EUR", "cheapest"),
     ),
-    # --- Beyond what one answer builds -------------------------------------------------------------
+    # --- Beyond what one answer builds ---------------------------------------------------------
     Scenario(
         "405B pre-trained on 15T tokens in 90 days",
         {
