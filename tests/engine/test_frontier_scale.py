@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from engine.advice.pipeline import MAX_CLUSTER_GPUS, advise, gpu_profile, too_many_gpus
 from engine.build.builder import Environment
 from engine.sizing import size
 from engine.workload import Workload, workload_from_dict
 from tests.engine import catalog_factory as make
-from tests.engine.builder_cases import pcie_parts
+from tests.engine.builder_cases import hgx_catalog, pcie_parts
 
 
 def _pretrain(days: float) -> Workload:
@@ -51,3 +54,30 @@ def test_a_deadline_needing_more_gpus_than_an_answer_holds_is_unmet_with_the_nea
 
 def test_a_job_within_the_limit_has_no_such_reason():
     assert too_many_gpus(_pretrain(3650), make.l40s()) is None
+
+
+# Training requests from a small model to a frontier one: sizes 0.1B-1T parameters, 1e8-3e13
+# tokens, deadlines of 1-365 days, pre-training or a full fine-tune. Every one gets options or an
+# unmet answer with its reasons; none raises (an exception here is an HTTP 500 at the edges).
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    billions=st.floats(0.1, 1000, allow_nan=False),
+    tokens=st.integers(100_000_000, 30_000_000_000_000),
+    days=st.floats(1, 365, allow_nan=False),
+    task=st.sampled_from(["pretraining", "fine_tuning"]),
+    environment=st.sampled_from(list(Environment)),
+)
+def test_any_training_request_gets_an_answer_never_an_error(
+    billions, tokens, days, task, environment
+):
+    workload = workload_from_dict(
+        {
+            "task": task,
+            "parameters_billions": round(billions, 3),
+            "training": {"training_tokens": tokens, "deadline_days": round(days, 2)},
+        }
+    )
+
+    advice = advise(workload, hgx_catalog(), environment=environment)
+
+    assert advice.build.options or advice.build.unmet
