@@ -26,6 +26,7 @@ from engine.sizing import Sizing, min_gpus, size
 from engine.tco import TcoInputError, job_cost
 from engine.workload.registry import all_models
 from gpuquote.api.errors import InputError
+from quotes.advice.calculators import reverse_questions
 from quotes.advice.inputs import DEFAULT_CURRENCY, Uptime
 from quotes.advice.presenters import (
     build_to_dict,
@@ -43,19 +44,12 @@ from quotes.advice.presenters import (
 )
 from quotes.advice.selectors import (
     advice_get,
-    catalog_gpu_get,
     cloud_market_for_gpu_get,
     priced_assumptions_get,
     tco_get,
 )
 from quotes.api import schemas
-from quotes.api.inputs import (
-    ConfigurationInput,
-    SizingOnGpuInput,
-    reverse_questions,
-    validated,
-    workload_parse,
-)
+from quotes.api.inputs import ConfigurationInput, SizingInput, validated
 from quotes.api.memo import memoised
 from quotes.api.tco_inputs import TcoInput, configuration_parse, overrides_of
 
@@ -77,39 +71,23 @@ class SizingView(APIView):
     @extend_schema(
         operation_id="sizing_create",
         summary="What a workload needs: GPU memory (GB = 10^9 bytes), GPUs, compute, RAM, storage.",
-        request=schemas.SizingRequestSchema,
+        request=SizingInput,
         responses={200: schemas.SizingResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
         return memoised("sizing", request, lambda: self.answer(request))
 
     def answer(self, request: Request) -> dict[str, Any]:
-        if not isinstance(request.data, dict):
-            raise InputError({"non_field_errors": [_("Expected a JSON object.")]})
-        data = dict(request.data)
-        extras = validated(
-            SizingOnGpuInput,
-            {key: data.pop(key) for key in ("gpu", "gpus", "gpu_memory_gb") if key in data},
-        )
-        workload = workload_parse(data)
-        gpu = None
-        if extras.get("gpu"):
-            gpu = catalog_gpu_get(sku=extras["gpu"])
-            if gpu is None:
-                raise InputError(
-                    {
-                        "gpu": [
-                            _("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": extras["gpu"]}
-                        ]
-                    }
-                )
+        extras = validated(SizingInput, request.data)
+        workload = extras["workload"]
+        gpu = extras["gpu"]
         gpus = extras.get("gpus")
         profile = None if gpu is None else gpu_profile(gpu)
         sizing = size(workload, gpu=profile, gpus=gpus)
         body = sizing_to_dict(sizing)
         if profile is not None and not workload.is_training:
             body |= reverse_questions(workload, profile, gpus or sizing.gpus)
-        if "gpu_memory_gb" in extras:
+        if extras["gpu_memory_gb"] is not None:
             body["min_gpus"] = min_gpus(workload, gpu_memory_gb=extras["gpu_memory_gb"])
         return body
 
@@ -118,7 +96,7 @@ class ConfigurationsView(APIView):
     @extend_schema(
         operation_id="configurations_create",
         summary="Balanced server configurations (budget, balanced, performance) from the catalog.",
-        request=schemas.ConfigurationRequestSchema,
+        request=ConfigurationInput,
         responses={200: schemas.ConfigurationResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
@@ -126,7 +104,7 @@ class ConfigurationsView(APIView):
 
     def answer(self, request: Request) -> dict[str, Any]:
         envelope = validated(ConfigurationInput, request.data)
-        workload = workload_parse(envelope["workload"], prefix="workload")
+        workload = envelope["workload"]
         currency = envelope["currency"]
         budget = envelope.get("budget")
         advice = advice_get(
@@ -157,7 +135,7 @@ class TcoView(APIView):
     @extend_schema(
         operation_id="tco_create",
         summary="Buy vs managed hosting vs cloud over 1-7 years, with break-even and sensitivity.",
-        request=schemas.TcoRequestSchema,
+        request=TcoInput,
         responses={200: schemas.TcoResponseSchema, 400: BAD_REQUEST, 429: THROTTLED},
     )
     def post(self, request: Request) -> HttpResponseBase:
@@ -229,7 +207,7 @@ class TcoView(APIView):
 def _build_for_tco(envelope: dict) -> tuple[BuiltOption, Performance | None, Sizing]:
     """The balanced option for a workload (the budget one when it is the only one), what it
     delivers, and the job's sizing."""
-    workload = workload_parse(envelope["workload"], prefix="workload")
+    workload = envelope["workload"]
     currency = envelope.get("currency") or DEFAULT_CURRENCY
     advice = advice_get(
         workload=workload,

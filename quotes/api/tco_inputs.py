@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from engine.advice.pipeline import power_per_server
@@ -30,6 +31,7 @@ from quotes.advice.inputs import (
 )
 from quotes.advice.presenters import text
 from quotes.api.inputs import ServiceTierField
+from quotes.api.workload import WorkloadField
 
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
@@ -88,18 +90,26 @@ def _override_field(name: str) -> BoundedDecimalField:
     )
 
 
+@extend_schema_serializer(component_name="TcoRequestSchema")
 class TcoInput(serializers.Serializer):
-    configuration = serializers.JSONField(required=False)
-    workload = serializers.JSONField(required=False)
+    configuration = serializers.JSONField(
+        required=False,
+        help_text="An option from POST /api/v1/configurations/, or a configuration by its "
+        "totals: servers, gpus_per_server, gpu_model, power_w (full load per server), price "
+        "(per server), currency, rack_units, managed_monthly_price (per server), provisioned_w "
+        "(power provisioned per server, the basis of colocation rent; default power_w). An "
+        "option's totals may carry power_sized_w and cluster_power_w, used the same way.",
+    )
+    workload = WorkloadField(required=False, help_text="Instead of a configuration: build one.")
     environment = serializers.ChoiceField(
         choices=[e.value for e in Environment], default=TCO_DEFAULT_ENVIRONMENT
     )
     uptime = serializers.ChoiceField(
         choices=list(UPTIMES),
         required=False,
-        help_text="always_on: a service running around the clock, so cloud GPUs are billed for "
-        "every hour (and a production workload gets a spare server); otherwise for the share of "
-        "hours used (utilization).",
+        help_text="always_on: a service running around the clock: cloud GPUs are billed for "
+        "every hour whatever their utilisation (and a production workload gets a spare server); "
+        "otherwise for the share of hours used (utilization).",
     )
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
