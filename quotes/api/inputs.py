@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
@@ -74,6 +76,15 @@ class ConfigurationInput(serializers.Serializer):
         help_text="always_on: a production service keeps one spare server (N+1) so that it "
         "survives a server failing. Omitted: no spare.",
     )
+
+
+@contextmanager
+def service_errors() -> Iterator[None]:
+    """A service's ``ValidationError`` (a request it cannot answer, by field) as the API's 400."""
+    try:
+        yield
+    except DjangoValidationError as exc:
+        raise InputError(exc.message_dict) from exc
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

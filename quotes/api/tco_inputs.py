@@ -137,6 +137,8 @@ class TcoInput(serializers.Serializer):
             raise serializers.ValidationError(
                 {"configuration": [_("Give either a configuration or a workload, not both.")]}
             )
+        if attrs.get("configuration") is not None:  # its errors name its own fields
+            attrs["configuration"] = configuration_parse(attrs["configuration"])
         return attrs
 
 
