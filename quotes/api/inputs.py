@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from catalog.selectors.service_tiers import service_tier_get
 from engine.build.builder import Environment
+from engine.build.parts import GpuSpec
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import (
     BoundedDecimalField,
@@ -110,6 +111,9 @@ class _OnGpuInput(serializers.Serializer):
     )
 
 
+ON_GPU_FIELDS = tuple(_OnGpuInput().fields)
+
+
 @extend_schema_serializer(component_name="SizingRequestSchema")
 class SizingInput(WorkloadSchema, _OnGpuInput):
     # A workload at the top level (``WorkloadSchema`` describes it, the engine parses it) and,
@@ -122,23 +126,20 @@ class SizingInput(WorkloadSchema, _OnGpuInput):
             raise serializers.ValidationError({"non_field_errors": [_("Expected a JSON object.")]})
         workload = dict(data)
         on_gpu = validated(
-            _OnGpuInput,
-            {name: workload.pop(name) for name in _OnGpuInput._declared_fields if name in workload},
+            _OnGpuInput, {name: workload.pop(name) for name in ON_GPU_FIELDS if name in workload}
         )
-        values: dict[str, Any] = {
+        return {
             "workload": workload_validated(workload),
-            "gpu": None,
+            "gpu": _catalog_gpu(on_gpu["gpu"]) if on_gpu.get("gpu") else None,
             "gpus": on_gpu.get("gpus"),
             "gpu_memory_gb": on_gpu.get("gpu_memory_gb"),
         }
-        if on_gpu.get("gpu"):
-            values["gpu"] = catalog_gpu_get(sku=on_gpu["gpu"])
-            if values["gpu"] is None:
-                raise serializers.ValidationError(
-                    {
-                        "gpu": [
-                            _("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": on_gpu["gpu"]}
-                        ]
-                    }
-                )
-        return values
+
+
+def _catalog_gpu(sku: str) -> GpuSpec:
+    gpu = catalog_gpu_get(sku=sku)
+    if gpu is None:
+        raise serializers.ValidationError(
+            {"gpu": [_("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": sku}]}
+        )
+    return gpu
