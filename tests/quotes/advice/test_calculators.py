@@ -2,6 +2,7 @@
 API's views add nothing to them but validation and serialisation."""
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -50,7 +51,7 @@ EIGHT_H100_USD = TcoConfiguration(
     price=Money(Decimal("250000.00"), "USD"),
     rack_units=8,
 )
-TCO_DEFAULTS = {
+TCO_DEFAULTS: dict[str, Any] = {
     "environment": Environment.PRODUCTION,
     "always_on": False,
     "horizon_years": DEFAULT_HORIZON_YEARS,
