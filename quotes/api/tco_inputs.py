@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -131,15 +133,26 @@ class TcoInput(serializers.Serializer):
             fields[name] = _override_field(name)
         return fields
 
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        # Both given: that alone is said, before the workload is read.
+        if isinstance(data, Mapping) and _given(data) == list(ONE_OF):
+            raise serializers.ValidationError({"configuration": [_(NOT_BOTH)]})
+        return super().to_internal_value(data)
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        given = [key for key in ("configuration", "workload") if attrs.get(key) is not None]
-        if len(given) != 1:
-            raise serializers.ValidationError(
-                {"configuration": [_("Give either a configuration or a workload, not both.")]}
-            )
+        if len(_given(attrs)) != 1:
+            raise serializers.ValidationError({"configuration": [_(NOT_BOTH)]})
         if attrs.get("configuration") is not None:  # its errors name its own fields
             attrs["configuration"] = configuration_parse(attrs["configuration"])
         return attrs
+
+
+ONE_OF = ("configuration", "workload")
+NOT_BOTH = gettext_noop("Give either a configuration or a workload, not both.")
+
+
+def _given(values: Mapping[str, Any]) -> list[str]:
+    return [key for key in ONE_OF if values.get(key) is not None]
 
 
 def overrides_of(attrs: dict[str, Any]) -> dict[str, Decimal]:
