@@ -1,17 +1,20 @@
-"""Request parsing at the edge: DRF for the envelope, the engine for the workload itself."""
+"""Request parsing at the edge: DRF for the envelope, the engine for the workload itself
+(``quotes.api.workload``). Each serializer is also the request's OpenAPI schema."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from catalog.selectors.service_tiers import service_tier_get
 from engine.build.builder import Environment
-from engine.sizing import GpuProfile, max_concurrent_requests, max_context_length
-from engine.workload import Workload, WorkloadError, workload_from_dict
+from engine.build.parts import GpuSpec
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import (
     BoundedDecimalField,
@@ -27,23 +30,8 @@ from quotes.advice.inputs import (
     GROWTH_GPUS_MAX,
     UPTIMES,
 )
-from quotes.advice.presenters import text
-
-
-def workload_parse(data: Any, *, prefix: str = "") -> Workload:
-    """The engine's parser; its errors become the API's one error shape, field by field."""
-    if not isinstance(data, Mapping):
-        raise InputError({prefix or "non_field_errors": [_("Expected a JSON object.")]})
-    try:
-        return workload_from_dict(data)
-    except WorkloadError as exc:
-        raise InputError(
-            {
-                f"{prefix}.{path}" if prefix else path: [text(m) for m in messages]
-                for path, messages in exc.errors.items()
-            }
-        ) from exc
-
+from quotes.advice.selectors import catalog_gpu_get
+from quotes.api.workload import WorkloadField, WorkloadSchema, workload_validated
 
 SERVICE_TIER_CODE_MAX = 40
 
@@ -70,8 +58,9 @@ class ServiceTierField(serializers.CharField):
         return code
 
 
+@extend_schema_serializer(component_name="ConfigurationRequestSchema")
 class ConfigurationInput(serializers.Serializer):
-    workload = serializers.JSONField()
+    workload = WorkloadField()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     budget = BoundedDecimalField(
         max_digits=BUDGET_MAX_DIGITS,
@@ -82,7 +71,21 @@ class ConfigurationInput(serializers.Serializer):
     )
     currency = serializers.ChoiceField(choices=list(CURRENCIES), default=DEFAULT_CURRENCY)
     growth_gpus = BoundedIntegerField(default=0, min_value=0, max_value=GROWTH_GPUS_MAX)
-    uptime = serializers.ChoiceField(choices=list(UPTIMES), required=False)
+    uptime = serializers.ChoiceField(
+        choices=list(UPTIMES),
+        required=False,
+        help_text="always_on: a production service keeps one spare server (N+1) so that it "
+        "survives a server failing. Omitted: no spare.",
+    )
+
+
+@contextmanager
+def service_errors() -> Iterator[None]:
+    """A service's ``ValidationError`` (a request it cannot answer, by field) as the API's 400."""
+    try:
+        yield
+    except DjangoValidationError as exc:
+        raise InputError(exc.message_dict) from exc
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
@@ -93,18 +96,50 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
-class SizingOnGpuInput(serializers.Serializer):
-    gpu = SingleLineCharField(required=False, max_length=64)
+class _OnGpuInput(serializers.Serializer):
+    gpu = SingleLineCharField(
+        required=False,
+        max_length=64,
+        help_text="Catalog GPU SKU: adds min_gpus, time and throughput on it.",
+    )
     gpus = BoundedIntegerField(required=False, min_value=1, max_value=65_536)
-    gpu_memory_gb = BoundedFloatField(required=False, min_value=1, max_value=4096)
+    gpu_memory_gb = BoundedFloatField(
+        required=False,
+        min_value=1,
+        max_value=4096,
+        help_text="Answer min_gpus for GPUs of this memory size (GB = 10^9 bytes).",
+    )
 
 
-def reverse_questions(workload: Workload, gpu: GpuProfile, gpus: int) -> dict[str, int | None]:
-    """The longest context and the most concurrent requests that fit (models with a KV cache)."""
-    try:
+ON_GPU_FIELDS = tuple(_OnGpuInput().fields)
+
+
+@extend_schema_serializer(component_name="SizingRequestSchema")
+class SizingInput(WorkloadSchema, _OnGpuInput):
+    # A workload at the top level (``WorkloadSchema`` describes it, the engine parses it) and,
+    # optionally, the catalog GPU to size it on. Validated: ``workload`` (the engine's
+    # ``Workload``), ``gpu`` (the catalog's, or None), ``gpus`` and ``gpu_memory_gb`` (or None).
+    # No docstring: it would become the schema's description.
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, Mapping):
+            raise serializers.ValidationError({"non_field_errors": [_("Expected a JSON object.")]})
+        workload = dict(data)
+        on_gpu = validated(
+            _OnGpuInput, {name: workload.pop(name) for name in ON_GPU_FIELDS if name in workload}
+        )
         return {
-            "max_context_length": max_context_length(workload, gpu=gpu, gpus=gpus),
-            "max_concurrent_requests": max_concurrent_requests(workload, gpu=gpu, gpus=gpus),
+            "workload": workload_validated(workload),
+            "gpu": _catalog_gpu(on_gpu["gpu"]) if on_gpu.get("gpu") else None,
+            "gpus": on_gpu.get("gpus"),
+            "gpu_memory_gb": on_gpu.get("gpu_memory_gb"),
         }
-    except WorkloadError:
-        return {"max_context_length": None, "max_concurrent_requests": None}
+
+
+def _catalog_gpu(sku: str) -> GpuSpec:
+    gpu = catalog_gpu_get(sku=sku)
+    if gpu is None:
+        raise serializers.ValidationError(
+            {"gpu": [_("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": sku}]}
+        )
+    return gpu

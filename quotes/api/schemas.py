@@ -1,8 +1,7 @@
-"""Request and response shapes, for the OpenAPI schema.
+"""The calculators' response shapes, for the OpenAPI schema.
 
-Validation itself is the engine's (``workload_from_dict`` with ``LIMITS``, the TCO input
-checks): these serializers only *describe* it, reading the same ranges and choices, so the
-documentation cannot drift from what is enforced.
+Requests are documented by the serializers that validate them (``quotes.api.inputs``,
+``quotes.api.tco_inputs``, the workload by ``quotes.api.workload``).
 """
 
 from __future__ import annotations
@@ -10,125 +9,10 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from catalog.api.serializers import ExchangeRateSerializer
-from engine.build.builder import Environment
 from engine.commerce.service_tiers import Coverage
 from engine.performance.results import Verdict
-from engine.workload import (
-    LIMITS,
-    DataKind,
-    Optimizer,
-    Precision,
-    Sharding,
-    Task,
-    TrainingMethod,
-)
-from engine.workload.registry import Modality, ModelKind
-from gpuquote.api.fields import (
-    BoundedDecimalField,
-    BoundedFloatField,
-    BoundedIntegerField,
-    SingleLineCharField,
-)
+from engine.workload.registry import Modality
 from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
-from quotes.advice.inputs import (
-    BUDGET_DECIMAL_PLACES,
-    BUDGET_MAX_DIGITS,
-    CURRENCIES,
-    GROWTH_GPUS_MAX,
-    MAX_HORIZON_YEARS,
-    MAX_UTILIZATION,
-    MIN_HORIZON_YEARS,
-    MIN_UTILIZATION,
-    UPTIMES,
-)
-
-
-def _ranged(path: str, *, integer: bool = False, help_text: str = "") -> serializers.Field:
-    low, high = LIMITS[path]
-    field = BoundedIntegerField if integer else BoundedFloatField
-    return field(
-        min_value=low, max_value=high, required=False, allow_null=True, help_text=help_text
-    )
-
-
-def _choice(enum, help_text: str = "") -> serializers.ChoiceField:
-    return serializers.ChoiceField(
-        choices=[member.value for member in enum], required=False, help_text=help_text
-    )
-
-
-class ArchitectureSchema(serializers.Serializer):
-    layers = _ranged("architecture.layers", integer=True)
-    hidden_size = _ranged("architecture.hidden_size", integer=True)
-    attention_heads = _ranged("architecture.attention_heads", integer=True)
-    kv_heads = _ranged("architecture.kv_heads", integer=True, help_text="Grouped-query attention.")
-    head_dim = _ranged("architecture.head_dim", integer=True, help_text="Default hidden/heads.")
-    vocab_size = _ranged("architecture.vocab_size", integer=True)
-    sliding_window = _ranged("architecture.sliding_window", integer=True)
-    experts = _ranged("architecture.experts", integer=True)
-    experts_per_token = _ranged("architecture.experts_per_token", integer=True)
-    intermediate_size = _ranged("architecture.intermediate_size", integer=True)
-    context_length = _ranged("architecture.context_length", integer=True)
-
-
-class TrainingSchema(serializers.Serializer):
-    method = _choice(TrainingMethod)
-    lora_rank = _ranged("training.lora_rank", integer=True, help_text="Default 16.")
-    optimizer = _choice(Optimizer)
-    batch_size = _ranged("training.batch_size", integer=True, help_text="Global batch.")
-    sequence_length = _ranged("training.sequence_length", integer=True)
-    gradient_checkpointing = serializers.BooleanField(required=False)
-    sharding = _choice(Sharding, "none = plain data parallel; zero3 = fully sharded.")
-    gpus = _ranged("training.gpus", integer=True, help_text="Data-parallel GPUs.")
-    training_tokens = _ranged("training.training_tokens", integer=True)
-    epochs = _ranged("training.epochs")
-    deadline_days = _ranged("training.deadline_days")
-
-
-class InferenceSchema(serializers.Serializer):
-    concurrent_requests = _ranged("inference.concurrent_requests", integer=True)
-    sequence_length = _ranged(
-        "inference.sequence_length", integer=True, help_text="Prompt + output tokens."
-    )
-    kv_cache_precision = _choice(Precision, "Default: the weights' precision.")
-    target_tokens_per_second = _ranged("inference.target_tokens_per_second")
-
-
-class DataSchema(serializers.Serializer):
-    kind = _choice(DataKind)
-    items = _ranged("data.items", integer=True)
-    total_gb = _ranged("data.total_gb", help_text="GB = 10^9 bytes.")
-
-
-class WorkloadSchema(serializers.Serializer):
-    task = serializers.ChoiceField(choices=[t.value for t in Task])
-    model = serializers.CharField(required=False, help_text="A registry id: GET /api/v1/models/.")
-    parameters_billions = _ranged("parameters_billions")
-    model_kind = _choice(
-        ModelKind,
-        "With parameters_billions: what the model is (default decoder). decoder: a generative "
-        "language model (KV cache); encoder: BERT, embedders, rerankers (no KV cache); "
-        "diffusion: image generation (per-image memory, images/s); vision: classification or "
-        "detection. A registry model has its own kind.",
-    )
-    architecture = ArchitectureSchema(required=False)
-    precision = _choice(Precision)
-    training = TrainingSchema(required=False)
-    inference = InferenceSchema(required=False)
-    data = DataSchema(required=False)
-
-
-class SizingRequestSchema(WorkloadSchema):
-    gpu = SingleLineCharField(
-        required=False, help_text="Catalog GPU SKU: adds min_gpus, time and throughput on it."
-    )
-    gpus = BoundedIntegerField(required=False, min_value=1, max_value=65_536)
-    gpu_memory_gb = BoundedFloatField(
-        required=False,
-        min_value=1,
-        max_value=4096,
-        help_text="Answer min_gpus for GPUs of this memory size (GB = 10^9 bytes).",
-    )
 
 
 class MemorySchema(serializers.Serializer):
@@ -195,26 +79,6 @@ class ModelSchema(serializers.Serializer):
     license = serializers.CharField()
     sources = serializers.ListField(child=serializers.CharField())
     architecture = serializers.DictField()
-
-
-class ConfigurationRequestSchema(serializers.Serializer):
-    workload = WorkloadSchema()
-    environment = serializers.ChoiceField(choices=[e.value for e in Environment])
-    budget = BoundedDecimalField(
-        max_digits=BUDGET_MAX_DIGITS,
-        decimal_places=BUDGET_DECIMAL_PLACES,
-        required=False,
-        allow_null=True,
-        min_value=0,
-    )
-    currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
-    growth_gpus = BoundedIntegerField(required=False, min_value=0, max_value=GROWTH_GPUS_MAX)
-    uptime = serializers.ChoiceField(
-        choices=list(UPTIMES),
-        required=False,
-        help_text="always_on: a production service keeps one spare server (N+1) so that it "
-        "survives a server failing. Omitted: no spare.",
-    )
 
 
 class PartLineSchema(serializers.Serializer):
@@ -457,52 +321,6 @@ class ConfigurationResponseSchema(serializers.Serializer):
         help_text="The balanced option (the only one otherwise), why, and its price; the "
         "managed, cloud and cheapest figures need a region: POST /api/v1/tco/ gives them.",
     )
-
-
-class TcoRequestSchema(serializers.Serializer):
-    configuration = serializers.JSONField(
-        required=False,
-        help_text="An option from POST /api/v1/configurations/, or a configuration by its "
-        "totals: servers, gpus_per_server, gpu_model, power_w (full load per server), price "
-        "(per server), currency, rack_units, managed_monthly_price (per server), provisioned_w "
-        "(power provisioned per server, the basis of colocation rent; default power_w). An "
-        "option's totals may carry power_sized_w and cluster_power_w, used the same way.",
-    )
-    workload = WorkloadSchema(required=False, help_text="Instead of a configuration: build one.")
-    environment = serializers.ChoiceField(choices=[e.value for e in Environment], required=False)
-    uptime = serializers.ChoiceField(
-        choices=["flexible", "business_hours", "always_on"],
-        required=False,
-        help_text="always_on: a service running around the clock: cloud GPUs are billed for "
-        "every hour whatever their utilisation (and a production workload gets a spare server); "
-        "otherwise for the share of hours used (utilization).",
-    )
-    horizon_years = BoundedIntegerField(
-        min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, required=False
-    )
-    utilization = BoundedDecimalField(
-        max_digits=4,
-        decimal_places=3,
-        min_value=MIN_UTILIZATION,
-        max_value=MAX_UTILIZATION,
-        required=False,
-    )
-    # The set of ``REGIONS`` in the order the schema has always listed it (a test keeps them equal).
-    region = serializers.ChoiceField(choices=["FR", "DE", "US", "GB"], required=False)
-    currency = serializers.ChoiceField(choices=list(CURRENCIES), required=False)
-    electricity_price_per_kwh = BoundedDecimalField(16, 6, required=False)
-    pue = BoundedDecimalField(16, 6, required=False)
-    staff_cost_per_year = BoundedDecimalField(16, 6, required=False)
-    staff_fte_per_server = BoundedDecimalField(16, 6, required=False)
-    depreciation_years = BoundedDecimalField(16, 6, required=False)
-    residual_value_pct = BoundedDecimalField(16, 6, required=False)
-    discount_rate = BoundedDecimalField(16, 6, required=False)
-    colocation_per_kw_month = BoundedDecimalField(16, 6, required=False)
-    support_pct_per_year = BoundedDecimalField(16, 6, required=False)
-    idle_power_fraction = BoundedDecimalField(16, 6, required=False)
-    cloud_price_per_gpu_hour = BoundedDecimalField(16, 6, required=False)
-    managed_monthly_price = BoundedDecimalField(16, 6, required=False)
-    installation_cost = BoundedDecimalField(16, 6, required=False)
 
 
 class OptionCostSchema(serializers.Serializer):

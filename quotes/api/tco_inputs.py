@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from engine.advice.pipeline import power_per_server
@@ -30,6 +33,7 @@ from quotes.advice.inputs import (
 )
 from quotes.advice.presenters import text
 from quotes.api.inputs import ServiceTierField
+from quotes.api.workload import WorkloadField
 
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
 
@@ -88,18 +92,26 @@ def _override_field(name: str) -> BoundedDecimalField:
     )
 
 
+@extend_schema_serializer(component_name="TcoRequestSchema")
 class TcoInput(serializers.Serializer):
-    configuration = serializers.JSONField(required=False)
-    workload = serializers.JSONField(required=False)
+    configuration = serializers.JSONField(
+        required=False,
+        help_text="An option from POST /api/v1/configurations/, or a configuration by its "
+        "totals: servers, gpus_per_server, gpu_model, power_w (full load per server), price "
+        "(per server), currency, rack_units, managed_monthly_price (per server), provisioned_w "
+        "(power provisioned per server, the basis of colocation rent; default power_w). An "
+        "option's totals may carry power_sized_w and cluster_power_w, used the same way.",
+    )
+    workload = WorkloadField(required=False, help_text="Instead of a configuration: build one.")
     environment = serializers.ChoiceField(
         choices=[e.value for e in Environment], default=TCO_DEFAULT_ENVIRONMENT
     )
     uptime = serializers.ChoiceField(
         choices=list(UPTIMES),
         required=False,
-        help_text="always_on: a service running around the clock, so cloud GPUs are billed for "
-        "every hour (and a production workload gets a spare server); otherwise for the share of "
-        "hours used (utilization).",
+        help_text="always_on: a service running around the clock: cloud GPUs are billed for "
+        "every hour whatever their utilisation (and a production workload gets a spare server); "
+        "otherwise for the share of hours used (utilization).",
     )
     horizon_years = BoundedIntegerField(
         min_value=MIN_HORIZON_YEARS, max_value=MAX_HORIZON_YEARS, default=DEFAULT_HORIZON_YEARS
@@ -121,13 +133,26 @@ class TcoInput(serializers.Serializer):
             fields[name] = _override_field(name)
         return fields
 
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        # Both given: that alone is said, before the workload is read.
+        if isinstance(data, Mapping) and _given(data) == list(ONE_OF):
+            raise serializers.ValidationError({"configuration": [_(NOT_BOTH)]})
+        return super().to_internal_value(data)
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        given = [key for key in ("configuration", "workload") if attrs.get(key) is not None]
-        if len(given) != 1:
-            raise serializers.ValidationError(
-                {"configuration": [_("Give either a configuration or a workload, not both.")]}
-            )
+        if len(_given(attrs)) != 1:
+            raise serializers.ValidationError({"configuration": [_(NOT_BOTH)]})
+        if attrs.get("configuration") is not None:  # its errors name its own fields
+            attrs["configuration"] = configuration_parse(attrs["configuration"])
         return attrs
+
+
+ONE_OF = ("configuration", "workload")
+NOT_BOTH = gettext_noop("Give either a configuration or a workload, not both.")
+
+
+def _given(values: Mapping[str, Any]) -> list[str]:
+    return [key for key in ONE_OF if values.get(key) is not None]
 
 
 def overrides_of(attrs: dict[str, Any]) -> dict[str, Decimal]:

@@ -63,14 +63,14 @@ def test_json_lone_surrogate_in_a_key_is_refused(client):
 def test_json_two_hundred_thousand_keys_are_refused_before_validation(
     client, monkeypatch, settings
 ):
-    from quotes.api import calculators as api_views
+    from quotes.api import workload as api_workload
 
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000_000  # the body is 3.3 MB: under the limit
 
     def must_not_run(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("validation ran on an oversized body")
 
-    monkeypatch.setattr(api_views, "workload_parse", must_not_run, raising=False)
+    monkeypatch.setattr(api_workload, "workload_from_dict", must_not_run)
     body = json.dumps({"task": "inference"} | {f"k{i}": 1 for i in range(200_000)})
 
     response = post_json(client, "/api/v1/sizing/", body)

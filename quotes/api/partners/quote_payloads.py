@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from engine.build.builder import Environment
@@ -46,7 +47,7 @@ from quotes.advice.inputs import (
     language_codes,
 )
 from quotes.api.inputs import ServiceTierField
-from quotes.api.schemas import WorkloadSchema
+from quotes.api.workload import WorkloadJsonField
 from quotes.models import Quote, QuoteEvent, QuoteLine
 from quotes.sales.services import quote_public_url, totals_to_dict
 
@@ -71,10 +72,14 @@ class CustomerInput(serializers.Serializer):
         return attrs
 
 
-# The wizard's four steps in one, with the wizard's answers and bounds (``advice.inputs``).
+# The wizard's four steps in one, with the wizard's answers and bounds (``advice.inputs``). The
+# docstring is the published description of the request (kept word for word: the contract grows).
+@extend_schema_serializer(component_name="QuoteCreateSchema")
 class QuoteCreateInput(serializers.Serializer):
+    """For the documentation: the workload's own fields, as the sizing endpoint documents them."""
+
     customer = CustomerInput()
-    workload = serializers.JSONField(help_text="As in POST /api/v1/sizing/.")
+    workload = WorkloadJsonField()  # as in POST /api/v1/sizing/, kept as given
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     deployment = serializers.ChoiceField(
         choices=list(DEPLOYMENTS),
@@ -109,12 +114,6 @@ class QuoteCreateInput(serializers.Serializer):
         allow_null=True,
     )
     language = serializers.ChoiceField(choices=language_codes(), default=DEFAULT_LANGUAGE)
-
-
-class QuoteCreateSchema(QuoteCreateInput):
-    """For the documentation: the workload's own fields, as the sizing endpoint documents them."""
-
-    workload = WorkloadSchema()
 
 
 class QuoteListFilter(serializers.Serializer):

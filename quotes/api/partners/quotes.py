@@ -28,10 +28,9 @@ from quotes.advice.inputs import DEFAULT_UTILIZATION_PCT, utilization_pct_for_up
 from quotes.advice.result import AdviceInputs
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrSalesStaff, request_partner
-from quotes.api.inputs import validated, workload_parse
+from quotes.api.inputs import validated
 from quotes.api.partners.quote_payloads import (
     QuoteCreateInput,
-    QuoteCreateSchema,
     QuoteListFilter,
     QuoteSchema,
     quote_to_dict,
@@ -117,7 +116,7 @@ class QuoteListCreateView(GenericAPIView):
         summary="Size, build and price a workload, and store the quote (origin partner_api).",
         description="Send an `Idempotency-Key` header to make retries safe: the same key and "
         "body return the first quote (200), a different body with a used key is a 409.",
-        request=QuoteCreateSchema,
+        request=QuoteCreateInput,
         parameters=[
             OpenApiParameter(
                 IDEMPOTENCY_HEADER,
@@ -144,7 +143,6 @@ class QuoteListCreateView(GenericAPIView):
         if key is not None and len(key) > IDEMPOTENCY_MAX:
             raise InputError({IDEMPOTENCY_HEADER: [_("At most 200 characters.")]})
         data = validated(QuoteCreateInput, request.data)
-        workload_parse(data["workload"], prefix="workload")
         customer = dict(data["customer"])
         customer["country"] = customer["country"].upper()
         inputs = AdviceInputs(

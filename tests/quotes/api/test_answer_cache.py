@@ -17,8 +17,9 @@ from django.utils import timezone
 from catalog.models import CloudPrice, Gpu, Price
 from catalog.selectors import versions, versions_forget
 from engine.workload.registry import all_models
+from quotes.advice import calculators
 from quotes.advice.services import region_assumptions_seed
-from quotes.api import answer_cache, calculators
+from quotes.api import answer_cache
 from quotes.models import RegionAssumption
 from tests.factories import ecb_rates_load
 from tests.quotes.advice.test_expert_scenarios import SCENARIOS

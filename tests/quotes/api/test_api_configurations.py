@@ -132,6 +132,20 @@ def test_bad_requests_name_the_field(client, payload, field):
     assert field in response.json()["errors"], response.json()
 
 
+def test_a_bad_envelope_and_a_bad_workload_are_named_in_one_answer(client):
+    # The workload is a field of the request like the others: all its errors come at once.
+    payload = {"workload": {"task": "inference", "training": {"gpus": 0}}, "environment": "lab"}
+
+    response = _post(client, payload)
+
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == [
+        "workload.model",
+        "workload.training.gpus",
+        "environment",
+    ], response.json()
+
+
 @pytest.mark.usefixtures("seed_catalog")
 def test_each_part_price_is_dated_and_old_prices_are_flagged_stale(client, settings):
     fresh = _post(client, {"workload": SERVE_70B, "environment": "production"}).json()

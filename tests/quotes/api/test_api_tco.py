@@ -129,6 +129,17 @@ def test_bad_input_is_a_400_naming_the_field(client, payload, field):
     assert field in response.json()["errors"], response.json()
 
 
+def test_a_configuration_and_a_workload_together_are_refused_before_the_workload_is_read(client):
+    bad_workload = {"task": "inference", "training": {"gpus": 0}}
+
+    response = _post(client, {"configuration": EIGHT_H100, "workload": bad_workload})
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "configuration": ["Give either a configuration or a workload, not both."]
+    }
+
+
 def test_a_refreshed_cloud_price_feeds_the_cloud_option_with_its_source(client):
     from django.utils import timezone
 
