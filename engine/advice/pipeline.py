@@ -19,6 +19,7 @@ from ..build.search import SearchIndex
 from ..i18n import Message, gettext_noop
 from ..money import Money
 from ..sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from ..sizing.core import UNREACHABLE_GPUS, hours_on
 from ..sizing.system import dataset_gb
 from ..tco import TcoConfiguration
 from ..workload import LIMITS, Sharding, Workload
@@ -84,7 +85,7 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> 
 def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
     """Why the job gets no fit on ``gpu`` when memory is not the reason: its deadline (or
     throughput target) needs more than ``MAX_CLUSTER_GPUS`` of them. Names the nearest deadline
-    the largest cluster meets (time scales inversely with the GPU count in the sizing)."""
+    the largest cluster meets (interruptions included, ``engine.sizing.core.wall_hours``)."""
     first = size(workload, gpu=gpu_profile(gpu), explain=False)
     if first.min_gpus is None:
         return None
@@ -92,19 +93,27 @@ def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
     if needed <= MAX_CLUSTER_GPUS:
         return None
     deadline = workload.training.deadline_days if workload.training is not None else None
-    if first.gpus_for_deadline is not None and deadline is not None:
+    largest = hours_on(first, MAX_CLUSTER_GPUS)
+    if first.gpus_for_deadline is not None and deadline is not None and largest is not None:
+        reachable = first.gpus_for_deadline < UNREACHABLE_GPUS
         return Message(
             gettext_noop(
                 "To finish within %(days)s days the job needs %(gpus)s × %(gpu)s, more than the "
                 "%(max)s GPUs one answer holds: allow at least %(min_days)s days, or choose a "
                 "faster GPU."
+            )
+            if reachable
+            else gettext_noop(
+                "No number of %(gpu)s finishes the job within %(days)s days: interruptions "
+                "alone cost more than that at this scale. Allow at least %(min_days)s days, or "
+                "choose a faster GPU."
             ),
             {
                 "days": round(deadline, 1),
                 "gpus": needed,
                 "gpu": gpu.name,
                 "max": MAX_CLUSTER_GPUS,
-                "min_days": math.ceil(deadline * needed / MAX_CLUSTER_GPUS),
+                "min_days": math.ceil(largest / 24),
             },
         )
     return Message(

@@ -24,6 +24,19 @@ MAX_GPUS = 4096  # min_gpus gives up (returns None) beyond this many GPUs
 # only, not recomputation (PaLM appendix B).
 DEFAULT_MFU = 0.40
 SOURCE_MFU = "Llama 3 Herd of Models, arXiv:2407.21783, Table 4 (38-43% BF16 MFU); PaLM app. B"
+# Goodput: a long run loses time to failures. Llama 3 (arXiv:2407.21783, section 3.3.4) counts
+# 419 unexpected interruptions in a 54-day snapshot on up to 16,384 H100s and more than 90%
+# effective training time. Per GPU-hour: 419 / (16,384 x 54 x 24) interruptions; if they cost
+# the 10% lost, each costs 0.10 x 54 x 24 / 419 = 0.31 hours (restart, reload the last
+# checkpoint, redo the work since it). Wall time = compute time x (1 + GPUs x rate x cost): the
+# loss grows with the cluster and its hours with the run.
+# (Together: 0.1 / 16,384 of the compute time lost per GPU in the cluster.)
+INTERRUPTIONS_PER_GPU_HOUR = 419 / (16_384 * 54 * 24)
+HOURS_LOST_PER_INTERRUPTION = 0.10 * 54 * 24 / 419
+SOURCE_GOODPUT = (
+    "Llama 3 Herd of Models, arXiv:2407.21783, section 3.3.4: 419 unexpected interruptions in "
+    "54 days on 16,384 H100s, over 90% effective training time"
+)
 # Share of the peak memory bandwidth a decode step achieves ("model bandwidth utilisation",
 # Databricks/MosaicML, "LLM Inference Performance Engineering: Best Practices", 2023). Derived
 # from NVIDIA's NeMo Framework inference figures: Llama-2-7B (13.5 GB in 16 bits), batch 1, one

@@ -11,11 +11,14 @@ from .constants import (
     DEFAULT_MFU,
     FABRIC,
     GB,
+    HOURS_LOST_PER_INTERRUPTION,
+    INTERRUPTIONS_PER_GPU_HOUR,
     LARGE_PROJECT_MEMORY_GB,
     LARGE_PROJECT_PARAMETERS,
     NON_TRANSFORMER_MFU,
     SOURCE_DECODE,
     SOURCE_FABRIC,
+    SOURCE_GOODPUT,
     SOURCE_LARGE,
     SOURCE_MFU,
     SOURCE_MFU_CNN,
@@ -44,6 +47,9 @@ from .model import ModelFigures, resolve_workload
 from .plan import MemoryPlan, breakdown, memory_plan
 from .results import Explanation, GpuProfile, Interconnect, MemoryBreakdown, Sizing
 from .system import system_side
+
+# A GPU count no answer holds: what ``gpus_within`` gives for a deadline no cluster meets.
+UNREACHABLE_GPUS = 2**31
 
 
 def size(
@@ -140,6 +146,32 @@ def size(
     )
 
 
+def hours_on(sizing: Sizing, gpus: int) -> float | None:
+    """The sized training run's wall-clock hours on ``gpus`` of the same GPU (None: no time)."""
+    if sizing.training_hours is None:
+        return None
+    loss = INTERRUPTIONS_PER_GPU_HOUR * HOURS_LOST_PER_INTERRUPTION
+    gpu_hours = sizing.training_hours * sizing.gpus / (1 + sizing.gpus * loss)
+    return wall_hours(gpu_hours, gpus)
+
+
+def wall_hours(gpu_hours: float, gpus: int) -> float:
+    """Wall-clock hours of ``gpu_hours`` of compute on ``gpus`` GPUs, interruptions included:
+    each GPU-hour of the cluster risks ``INTERRUPTIONS_PER_GPU_HOUR``, each costing
+    ``HOURS_LOST_PER_INTERRUPTION`` of the whole cluster."""
+    return gpu_hours / gpus * (1 + gpus * INTERRUPTIONS_PER_GPU_HOUR * HOURS_LOST_PER_INTERRUPTION)
+
+
+def gpus_within(gpu_hours: float, hours: float) -> int:
+    """The fewest GPUs whose ``wall_hours`` stay within ``hours``. The loss to interruptions does
+    not shrink with more GPUs (``gpu_hours x rate x cost``), so a deadline below it cannot be met
+    by any count: ``UNREACHABLE_GPUS`` then."""
+    left = hours - gpu_hours * INTERRUPTIONS_PER_GPU_HOUR * HOURS_LOST_PER_INTERRUPTION
+    if left <= 0:
+        return UNREACHABLE_GPUS
+    return max(1, math.ceil(gpu_hours / left * (1 - 1e-12)))
+
+
 def _replica_gpus(plan: MemoryPlan, gpus: int, smallest: int) -> int:
     """GPUs per model copy at ``gpus`` GPUs: the smallest copy that fits when ``gpus`` holds
     whole copies of it, else one copy over all of them (training and non-transformers: 1)."""
@@ -203,7 +235,7 @@ def _training_time(
         peak = peak_flops(gpu, workload.precision)
         recompute = compute.forward if t.gradient_checkpointing else 0.0
         seconds_one_gpu = (compute.total + recompute) / (peak * mfu)
-        hours = seconds_one_gpu / gpus / 3600
+        hours = wall_hours(seconds_one_gpu / 3600, gpus)
         explain_step(
             ex,
             "training_hours",
@@ -224,14 +256,29 @@ def _training_time(
             mfu=r(mfu * 100, 1),
             tflops=r(peak / 1e12, 1),
         )
+        lost = gpus * INTERRUPTIONS_PER_GPU_HOUR * HOURS_LOST_PER_INTERRUPTION
+        explain_step(
+            ex,
+            "goodput",
+            gettext_noop(
+                "%(goodput)s%% of the wall time trains on %(gpus)s GPUs: about %(interruptions)s "
+                "interruptions over the run, each costing %(minutes)s minutes to restart from "
+                "the last checkpoint and redo the work since; included in the hours"
+            ),
+            SOURCE_GOODPUT,
+            goodput=r(100 / (1 + lost), 2),
+            gpus=gpus,
+            interruptions=sig(hours * gpus * INTERRUPTIONS_PER_GPU_HOUR),
+            minutes=r(HOURS_LOST_PER_INTERRUPTION * 60, 0),
+        )
         if t.deadline_days is not None:
-            gpus_for_deadline = math.ceil(seconds_one_gpu / (t.deadline_days * 86400))
+            gpus_for_deadline = gpus_within(seconds_one_gpu / 3600, t.deadline_days * 24)
             explain_step(
                 ex,
                 "gpus_for_deadline",
                 gettext_noop(
                     "%(n)s x %(gpu)s finish within %(days)s days (%(gpu_hours)s GPU-hours, "
-                    "assuming linear scaling)"
+                    "assuming linear scaling, interruptions included)"
                 ),
                 mfu_source,
                 n=gpus_for_deadline,

@@ -12,3 +12,9 @@ H100 = GpuProfile("H100 SXM", 80, 3350, 989, 1979)
 
 LLAMA2_7B = 6_738_415_616
 LLAMA31_8B_WEIGHTS_BF16 = 8_030_261_248 * 2
+
+
+def goodput_factor(gpus: int) -> float:
+    """Wall time over compute time on ``gpus`` GPUs: Llama 3 (arXiv:2407.21783, section 3.3.4)
+    lost about 10% to interruptions on 16,384 GPUs, a loss proportional to the GPU count."""
+    return 1 + gpus * 0.10 / 16_384

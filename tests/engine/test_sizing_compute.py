@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from engine.sizing import DEFAULT_MFU, NON_TRANSFORMER_MFU, GpuProfile, size
+from engine.sizing.core import UNREACHABLE_GPUS
 from engine.workload import (
     Data,
     DataKind,
@@ -23,7 +24,7 @@ from engine.workload import (
     Workload,
 )
 from engine.workload.registry import get_model
-from tests.engine.sizing_figures import H100, LLAMA2_7B
+from tests.engine.sizing_figures import H100, LLAMA2_7B, goodput_factor
 
 TEST_GPU = GpuProfile("test GPU", 80, 2000, 300)
 
@@ -100,8 +101,15 @@ def test_training_time_and_deadline_on_h100():
     sizing = size(workload, gpu=H100)
     one_gpu_seconds = 6 * LLAMA2_7B * 2e12 / (989e12 * 0.40)
     assert DEFAULT_MFU == 0.40
-    assert sizing.training_hours == pytest.approx(one_gpu_seconds / 256 / 3600)
-    assert sizing.gpus_for_deadline == math.ceil(one_gpu_seconds / (30 * 86400))
+    assert sizing.training_hours == pytest.approx(
+        one_gpu_seconds / 256 / 3600 * goodput_factor(256)
+    )
+    # N GPUs take H / N x (1 + N x 0.1 / 16,384) hours: within 720 hours from N >= H / (720 - H x
+    # 0.1 / 16,384).
+    one_gpu_hours = one_gpu_seconds / 3600
+    assert sizing.gpus_for_deadline == math.ceil(
+        one_gpu_hours / (720 - one_gpu_hours * 0.1 / 16_384)
+    )
 
 
 def test_peak_rate_follows_the_training_precision():
@@ -125,7 +133,9 @@ def test_checkpointing_adds_a_forward_pass_to_the_time_not_to_model_flops():
     )
     sizing = size(base, gpu=H100)
     assert sizing.training_flops == pytest.approx(6 * LLAMA2_7B * 1e9)
-    assert sizing.training_hours == pytest.approx(8 * LLAMA2_7B * 1e9 / (989e12 * 0.4) / 3600)
+    assert sizing.training_hours == pytest.approx(
+        8 * LLAMA2_7B * 1e9 / (989e12 * 0.4) / 3600 * goodput_factor(1)
+    )
 
 
 def test_resnet50_time_uses_per_image_flops_and_cnn_mfu():
@@ -139,7 +149,9 @@ def test_resnet50_time_uses_per_image_flops_and_cnn_mfu():
     flops = 3 * 8.18e9 * 1_281_167 * 2
     assert sizing.training_flops == pytest.approx(flops)
     assert NON_TRANSFORMER_MFU == 0.20
-    assert sizing.training_hours == pytest.approx(flops / (8 * 989e12 * 0.20) / 3600)
+    assert sizing.training_hours == pytest.approx(
+        flops / (8 * 989e12 * 0.20) / 3600 * goodput_factor(8)
+    )
 
 
 def test_no_compute_without_tokens():
@@ -184,3 +196,39 @@ def test_target_rate_gives_whole_replicas():
     sizing = size(workload, gpu=TEST_GPU)
     assert sizing.gpus == 1
     assert sizing.gpus_for_target == math.ceil(1000 / sizing.tokens_per_second)
+
+
+def test_goodput_follows_the_llama_3_failure_rate_and_grows_with_the_cluster():
+    # Llama 3 (arXiv:2407.21783, section 3.3.4): 419 interruptions in 54 days on 16,384 H100s,
+    # over 90% effective training time. At that scale the run takes 1.1 x its compute time.
+    workload = Workload(
+        task=Task.PRETRAINING,
+        model="llama-2-7b",
+        training=Training(training_tokens=2 * 10**12, gradient_checkpointing=False),
+    )
+    one_gpu_hours = 6 * LLAMA2_7B * 2e12 / (989e12 * 0.40) / 3600
+
+    frontier = size(workload, gpu=H100, gpus=16_384)
+    small = size(workload, gpu=H100, gpus=8)
+
+    assert frontier.training_hours == pytest.approx(one_gpu_hours / 16_384 * 1.1)
+    assert 1 / 1.1 > 0.90  # "more than 90% effective training time"
+    assert small.training_hours == pytest.approx(one_gpu_hours / 8 * (1 + 8 * 0.1 / 16_384))
+    goodput = next(e for e in frontier.explanations if e.key == "goodput")
+    assert goodput.message.params["goodput"] == pytest.approx(90.91, abs=0.01)
+    assert "arXiv:2407.21783" in goodput.source
+
+
+def test_a_deadline_shorter_than_the_loss_to_interruptions_is_unreachable():
+    # 405B on 15T tokens: 8 x 405e9 x 15e12 FLOPs (with recomputation) at 0.4 x 989 TFLOP/s is
+    # 3.4e7 GPU-hours; interruptions alone cost 3.4e7 x 0.1 / 16,384 = 208 hours whatever the
+    # count, so no cluster finishes in 5 days (120 hours).
+    workload = Workload(
+        task=Task.PRETRAINING,
+        model="llama-3.1-405b",
+        training=Training(training_tokens=15 * 10**12, deadline_days=5),
+    )
+
+    sizing = size(workload, gpu=H100, gpus=8)
+
+    assert sizing.gpus_for_deadline == UNREACHABLE_GPUS
