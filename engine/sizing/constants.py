@@ -112,6 +112,13 @@ SOURCE_KV = (
     "KV cache = 2 x layers x kv_heads x head_dim x bytes per token; grouped-query attention: "
     "Ainslie et al. 2023, arXiv:2305.13245; sliding window: Jiang et al. 2023, arXiv:2310.06825"
 )
+# The KV cache's number format when the request names none: the model's 16-bit activation type,
+# whatever the weights' format. vLLM's --kv-cache-dtype "auto" keeps the model's data type (16-bit
+# for AWQ/GPTQ INT4/INT8 and FP8 checkpoints); it quantises the KV cache to FP8 only when asked.
+SOURCE_KV_PRECISION = (
+    "vLLM engine arguments, --kv-cache-dtype (auto: the model's data type; fp8 only when asked), "
+    "docs.vllm.ai; AWQ/GPTQ checkpoints keep 16-bit activations"
+)
 SOURCE_LORA = "Hu et al. 2021, LoRA, arXiv:2106.09685 (r x (d + k) parameters per adapted d x k)"
 SOURCE_FLOPS = (
     "Kaplan et al. 2020, arXiv:2001.08361, section 2.1: 6N FLOPs per token, forward 2N, "

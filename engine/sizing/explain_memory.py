@@ -14,6 +14,7 @@ from .constants import (
     SOURCE_8BIT,
     SOURCE_ACTIVATIONS,
     SOURCE_KV,
+    SOURCE_KV_PRECISION,
     SOURCE_LORA,
     SOURCE_NON_TRANSFORMER,
     SOURCE_OVERHEAD,
@@ -239,7 +240,9 @@ def _explain_inference_memory(
                 "%(bytes)s bytes = %(per_token)s bytes per token, x %(tokens)s tokens x "
                 "%(requests)s requests"
             ),
-            SOURCE_KV,
+            SOURCE_KV
+            if inf.kv_cache_precision is not None
+            else f"{SOURCE_KV}; {SOURCE_KV_PRECISION}",
             gb=r(whole.kv_cache),
             layers=arch.layers,
             kv_heads=arch.resolved_kv_heads,

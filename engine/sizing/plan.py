@@ -171,7 +171,14 @@ def kv_tokens(arch: Architecture, sequence_length: int) -> int:
 
 
 def kv_precision(workload: Workload) -> Precision:
-    return workload.inference_or_default.kv_cache_precision or workload.precision
+    """The KV cache's format: as asked, else the model's 16-bit activations (FP32 for an FP32
+    model), whatever the weights' quantisation (``SOURCE_KV_PRECISION``)."""
+    asked = workload.inference_or_default.kv_cache_precision
+    if asked is not None:
+        return asked
+    if workload.precision in (Precision.FP32, Precision.FP16):
+        return workload.precision
+    return Precision.BF16
 
 
 def breakdown(parts: tuple[float, ...]) -> MemoryBreakdown:

@@ -93,8 +93,9 @@ class Training:
 @dataclass(frozen=True, slots=True)
 class Inference:
     """Serving. ``sequence_length`` is prompt + output tokens per request; ``kv_cache_precision``
-    defaults to the weights' precision; ``target_tokens_per_second`` is the aggregate decode rate
-    wanted over all requests."""
+    defaults to the model's 16-bit activations (FP32 for an FP32 model) whatever the weights'
+    quantisation, as vLLM does (FP8 only when asked); ``target_tokens_per_second`` is the
+    aggregate decode rate wanted over all requests."""
 
     concurrent_requests: int = 1
     sequence_length: int = 4096

@@ -108,7 +108,11 @@ class InferenceSchema(serializers.Serializer):
     sequence_length = _ranged(
         "inference.sequence_length", integer=True, help_text="Prompt + output tokens."
     )
-    kv_cache_precision = _choice(Precision, "Default: the weights' precision.")
+    kv_cache_precision = _choice(
+        Precision,
+        "Default: the model's 16-bit activations (fp32 for an fp32 model), whatever the "
+        "weights' quantisation, as vLLM does; fp8 only when asked.",
+    )
     target_tokens_per_second = _ranged("inference.target_tokens_per_second")
 
 

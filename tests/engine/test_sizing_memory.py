@@ -31,6 +31,7 @@ from engine.workload import (
     Training,
     TrainingMethod,
     Workload,
+    workload_from_dict,
 )
 from engine.workload.registry import Architecture, get_model
 from tests.engine.sizing_figures import GB, LLAMA2_7B
@@ -307,3 +308,23 @@ def test_sdxl_fine_tuning_trains_only_the_unet():
     unet, frozen = 2_567_463_684, 901_374_183
     assert m.weights == pytest.approx((unet * 2 + frozen * 2) / GB)
     assert m.optimizer_states == pytest.approx(unet * 12 / GB)
+
+
+def test_int4_weights_keep_a_16_bit_kv_cache_unless_fp8_is_asked():
+    # Llama 3.1 70B: 80 layers x 8 KV heads x 128 = 2 x 80 x 8 x 128 x 2 bytes = 327,680 bytes
+    # per token in 16 bits; 8 users x 8,192 tokens = 21.47 GB (vLLM keeps the model's 16-bit
+    # type for AWQ/GPTQ weights; INT4 KV would claim 5.4 GB, a build that does not fit).
+    def kv_gb(**inference: object) -> float:
+        workload = workload_from_dict(
+            {
+                "task": "inference",
+                "model": "llama-3.1-70b",
+                "precision": "int4",
+                "inference": {"concurrent_requests": 8, "sequence_length": 8192, **inference},
+            }
+        )
+        return size(workload, explain=False).memory_gb.kv_cache
+
+    per_token = 2 * 80 * 8 * 128
+    assert kv_gb() == pytest.approx(per_token * 2 * 8192 * 8 / 1e9)
+    assert kv_gb(kv_cache_precision="fp8") == pytest.approx(per_token * 1 * 8192 * 8 / 1e9)
