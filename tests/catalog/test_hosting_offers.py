@@ -29,7 +29,7 @@ from engine.tco.market import (
 )
 from quotes.advice.selectors import managed_offer_get
 from tests.catalog.price_feeds import counts, refresh
-from tests.engine.tco_cases import configuration, eur
+from tests.engine.tco.tco_cases import configuration, eur
 from tests.quotes.wizard.wizard_cases import wizard_result_make
 
 SAMPLE = (
