@@ -71,7 +71,7 @@ def test_sizing_returns_the_engine_figures_in_gb(client):
     assert body["memory_per_gpu_gb"] == body["memory_gb"]
     # Every figure explained, in the order of the answer, each line with its source.
     explained = {item["key"]: item for item in body["explanations"]}
-    assert list(explained) == [
+    assert [item["key"] for item in body["explanations"]] == [
         "model",
         "memory.weights",
         "memory.gradients",
