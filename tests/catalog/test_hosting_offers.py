@@ -1,4 +1,4 @@
-"""Hosting offers (issue 19, point 4): a price source in GPUQuote's reference format of dated
+"""Hosting offers: a price source in GPUQuote's reference format of dated
 managed-hosting offers, whose offers the market band of managed hosting is drawn from.
 
 The sample (catalog/feeds/samples/hosting-offers.csv) is 14 rows copied as they are from

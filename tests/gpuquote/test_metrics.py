@@ -1,4 +1,4 @@
-"""/metrics (issue 19, point 6): who may read it, and what it says — django-prometheus's
+"""/metrics: who may read it, and what it says — django-prometheus's
 request metrics, the calculators' answer cache, Celery tasks, quotes by status, pending webhook
 deliveries and price source staleness."""
 

@@ -318,8 +318,8 @@ def test_staff_edited_money_fact_is_converted_to_the_quote_currency():
 
 
 def test_no_source_shown_to_a_customer_is_a_placeholder_or_a_repository_path():
-    # Issue 15, point 6: public sources (a URL and a date for a price), never "confirm with the
-    # host" nor a path inside the project.
+    # Public sources (a URL and a date for a price), never "confirm with the host" nor a path
+    # inside the project.
     for region in REGIONS:
         for assumption in region_defaults(region, "EUR", gpu_model="H100 PCIe").values():
             source = assumption.source

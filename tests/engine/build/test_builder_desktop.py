@@ -1,4 +1,4 @@
-"""A desktop-class experiment box (issue 14): an AM5 board takes unbuffered DIMMs only and keeps
+"""A desktop-class experiment box: an AM5 board takes unbuffered DIMMs only and keeps
 data on its M.2 slots; servers take registered DIMMs and keep data in hot-swap bays; production
 never runs on the tower.
 

@@ -1,4 +1,4 @@
-"""How the builder lays a job out over servers (issue 14): serving copies packed whole per server,
+"""How the builder lays a job out over servers: serving copies packed whole per server,
 copies larger than a server only over NVLink-linked GPUs, dense servers for training over
 several servers, mirrored data drives in production, M.2 sticks that only boot, a spare server
 (N+1), the cluster's switches and cables priced with the servers, and upper tiers that never

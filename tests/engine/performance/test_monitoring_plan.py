@@ -1,4 +1,4 @@
-"""The GPU monitoring plan (issue 18, point 2): each vendor's core watches, alerts in the GPU's
+"""The GPU monitoring plan: each vendor's core watches, alerts in the GPU's
 own numbers, link watches only where there are links, and the host's share in managed hosting."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The software stack matrix (issue 18): every GPU family of the catalog gets a complete stack
+"""The software stack matrix: every GPU family of the catalog gets a complete stack
 line by line, each line sourced; combinations that do not work are refused with their reason."""
 
 from __future__ import annotations

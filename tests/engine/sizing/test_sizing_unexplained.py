@@ -1,4 +1,4 @@
-"""``size(..., explain=False)`` (issue 17): the builder sizes the job on every GPU model it
+"""``size(..., explain=False)``: the builder sizes the job on every GPU model it
 considers and reads only the figures, so nothing is built for the explanations; the figures are
 exactly those of the explained sizing, on every registry model, task and GPU below."""
 

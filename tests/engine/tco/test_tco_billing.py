@@ -1,6 +1,6 @@
-"""How the TCO bills what the customer does not own (issue 15, points 2 and 5): cloud GPUs by
-the hour they run (every hour for an always-on service), colocation rent on the power the site
-provisions and energy on the measured draw. Figures worked out by hand in each test."""
+"""How the TCO bills what the customer does not own: cloud GPUs by the hour they run (every hour
+for an always-on service), colocation rent on the power the site provisions and energy on the
+measured draw. Figures worked out by hand in each test."""
 
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def _shown(config, years: int) -> set[str]:
 
 
 def test_only_the_assumptions_that_entered_the_figures_are_shown():
-    # Issue 15, point 6. A fee set by sales for the servers: the host's margin is not shown
-    # (the fee does not use it); a computed fee shows the margin and the cost of capital.
+    # A fee set by sales for the servers: the host's margin is not shown (the fee does not use
+    # it); a computed fee shows the margin and the cost of capital.
     # 3 years: the 36-month discount only, 2 years the 24-month one. An H100's cloud price is
     # published in USD: the dollar rate is shown, the pound's is not; a GPU without a cloud
     # price shows no cloud figure.

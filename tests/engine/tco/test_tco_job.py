@@ -1,4 +1,4 @@
-"""The cost of one job (issue 15, point 3): rent for the run or buy."""
+"""The cost of one job: rent for the run or buy."""
 
 import math
 from decimal import Decimal

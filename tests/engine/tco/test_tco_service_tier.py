@@ -1,4 +1,4 @@
-"""The managed offer's service tier in the TCO: the managed option's support line (issue 18)."""
+"""The managed offer's service tier in the TCO: the managed option's support line."""
 
 from __future__ import annotations
 
