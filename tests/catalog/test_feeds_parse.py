@@ -5,6 +5,7 @@ import datetime as dt
 import io
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,8 +23,8 @@ FEEDS = Path(__file__).resolve().parents[2] / "catalog" / "feeds"
 TODAY = dt.date(2026, 11, 30)
 
 
-def spec(**overrides) -> FeedSpec:
-    values = {
+def spec(**overrides: Any) -> FeedSpec:
+    values: dict[str, Any] = {
         "kind": "supplier",
         "format": "csv",
         "default_currency": "EUR",
@@ -241,7 +242,7 @@ def test_cloud_prices_keep_four_decimal_places():
 
 
 def test_sample_feeds_in_the_repository_parse_without_errors():
-    samples = {
+    samples: dict[str, dict[str, Any]] = {
         "supplier-eur.csv": {"kind": "supplier", "format": "csv"},
         "hosting-eur.csv": {"kind": "hosting", "format": "csv"},
         "supplier-usd.json": {

@@ -1,6 +1,7 @@
 """The five-point decision checklist, from figures alone (no Django)."""
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -21,8 +22,8 @@ def _eur(amount: str) -> Money:
     return Money(Decimal(amount), "EUR")
 
 
-def _option(**overrides) -> OptionFigures:
-    values = {
+def _option(**overrides: Any) -> OptionFigures:
+    values: dict[str, Any] = {
         "servers": 1,
         "gpus": 2,
         "gpu_name": "NVIDIA A100 PCIe 40GB",
@@ -37,8 +38,8 @@ def _option(**overrides) -> OptionFigures:
     return OptionFigures(**(values | overrides))
 
 
-def _costs(**overrides) -> CostFigures:
-    values = {
+def _costs(**overrides: Any) -> CostFigures:
+    values: dict[str, Any] = {
         "horizon_years": 3,
         "on_premises": _eur("72610.00"),
         "managed": _eur("47866.00"),
@@ -51,8 +52,8 @@ def _costs(**overrides) -> CostFigures:
     return CostFigures(**(values | overrides))
 
 
-def _input(**overrides) -> ChecklistInput:
-    values = {
+def _input(**overrides: Any) -> ChecklistInput:
+    values: dict[str, Any] = {
         "job_memory_gb": 36.25,
         "storage_need_gb": 19.82,
         "growth_gpus": 1,

@@ -496,17 +496,15 @@ def _tflops(option: Any, catalog: CatalogSnapshot) -> float:
 
 def _configuration(option: Any, catalog: CatalogSnapshot) -> ServerConfiguration:
     """Rebuild the configuration from the part lines, as a staff screen would."""
-    by_sku = {
-        p.sku: p
-        for p in (
-            *catalog.gpus,
-            *catalog.cpus,
-            *catalog.memory,
-            *catalog.drives,
-            *catalog.nics,
-            *catalog.chassis,
-        )
-    }
+    parts: tuple[Any, ...] = (
+        *catalog.gpus,
+        *catalog.cpus,
+        *catalog.memory,
+        *catalog.drives,
+        *catalog.nics,
+        *catalog.chassis,
+    )
+    by_sku = {p.sku: p for p in parts}
     lines = {(p.kind, p.role): p for p in option.parts}
     boot = lines.get(("drive", "boot"))
     nic = lines.get(("nic", ""))

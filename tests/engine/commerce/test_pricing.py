@@ -2,6 +2,7 @@
 properties every quote keeps (figures add up, nothing negative, more discount never costs more)."""
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -39,7 +40,7 @@ def line(unit_price, quantity="1", discount="0", *, kind=PART, recurrence=ONE_OF
 
 
 def quote(lines, **options):
-    arguments = {
+    arguments: dict[str, Any] = {
         "currency": "EUR",
         "quote_discount_pct": Decimal(0),
         "customer_country": "FR",

@@ -3,6 +3,7 @@ discount-approval threshold."""
 
 from datetime import date, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ DAY_AFTER = VALID_UNTIL + timedelta(days=1)
 
 
 def context(**changes):
-    fields = {
+    fields: dict[str, Any] = {
         "role": Role.SALES_MANAGER,
         "today": date(2026, 3, 15),
         "valid_until": VALID_UNTIL,

@@ -22,8 +22,8 @@ from engine.workload import (
     TrainingMethod,
     Workload,
 )
-from engine.workload.registry import get_model
 from tests.engine.sizing.sizing_figures import H100, LLAMA2_7B
+from tests.engine.workload.models import registered
 
 TEST_GPU = GpuProfile("test GPU", 80, 2000, 300)
 
@@ -53,7 +53,7 @@ def test_mixture_of_experts_compute_uses_active_parameters():
 
 
 def test_custom_mixture_of_experts_estimates_its_active_parameters():
-    mixtral = get_model("mixtral-8x7b")
+    mixtral = registered("mixtral-8x7b")
     workload = Workload(
         task=Task.FINE_TUNING,
         parameters_billions=mixtral.parameters / 1e9,
@@ -109,6 +109,7 @@ def test_peak_rate_follows_the_training_precision():
         task=Task.PRETRAINING, model="llama-2-7b", training=Training(training_tokens=10**9)
     )
     bf16 = size(base, gpu=H100).training_hours
+    assert bf16 is not None
     assert size(replace(base, precision=Precision.FP8), gpu=H100).training_hours == pytest.approx(
         bf16 * 989 / 1979
     )
@@ -183,4 +184,5 @@ def test_target_rate_gives_whole_replicas():
     )
     sizing = size(workload, gpu=TEST_GPU)
     assert sizing.gpus == 1
+    assert sizing.tokens_per_second is not None
     assert sizing.gpus_for_target == math.ceil(1000 / sizing.tokens_per_second)

@@ -86,14 +86,12 @@ def test_impossible_returns_none():
 
 
 def test_plain_data_parallel_that_does_not_fit_is_sized_as_zero3():
-    workload = Workload(
-        task=Task.FINE_TUNING,
-        model="llama-2-7b",
-        training=Training(batch_size=8, sequence_length=2048, gradient_checkpointing=True),
-    )
+    training = Training(batch_size=8, sequence_length=2048, gradient_checkpointing=True)
+    workload = Workload(task=Task.FINE_TUNING, model="llama-2-7b", training=training)
     n = min_gpus(workload, gpu_memory_gb=80)
-    sharded = replace(workload, training=replace(workload.training, sharding=Sharding.ZERO3))
+    sharded = replace(workload, training=replace(training, sharding=Sharding.ZERO3))
     usable = USABLE_MEMORY_FRACTION * 80
+    assert n is not None
     assert n > 1
     assert size(sharded, gpus=n).memory_per_gpu_gb.total <= usable
     assert size(sharded, gpus=n - 1).memory_per_gpu_gb.total > usable
@@ -158,20 +156,21 @@ def test_interconnect_rules():
         training=Training(gpus=16, sharding=Sharding.ZERO3),
     )
     sizing = size(pretrain)
+    assert sizing.interconnect is not None
     assert (sizing.nodes, sizing.interconnect.gbps_per_gpu) == (2, 400)
     assert sizing.interconnect.fabric == "infiniband_or_roce"
-    fine_tune = Workload(
-        task=Task.FINE_TUNING,
-        model="llama-2-7b",
-        training=Training(gpus=16, sharding=Sharding.ZERO1),
-    )
-    assert size(fine_tune).interconnect.gbps_per_gpu == 200
-    assert size(fine_tune).model_sharded is False
+    zero1 = Training(gpus=16, sharding=Sharding.ZERO1)
+    fine_tune = Workload(task=Task.FINE_TUNING, model="llama-2-7b", training=zero1)
+    sizing = size(fine_tune)
+    assert sizing.interconnect is not None
+    assert sizing.interconnect.gbps_per_gpu == 200
+    assert sizing.model_sharded is False
     serve_405b = Workload(task=Task.INFERENCE, model="llama-3.1-405b")
     sizing = size(serve_405b, gpu=H100)
+    assert sizing.interconnect is not None
     assert sizing.nodes == 2
     assert sizing.interconnect.gbps_per_gpu == 200
-    single = size(replace(fine_tune, training=replace(fine_tune.training, gpus=8)))
+    single = size(replace(fine_tune, training=replace(zero1, gpus=8)))
     assert (single.nodes, single.interconnect) == (1, None)
 
 

@@ -32,8 +32,9 @@ from engine.workload import (
     TrainingMethod,
     Workload,
 )
-from engine.workload.registry import Architecture, get_model
+from engine.workload.registry import Architecture
 from tests.engine.sizing.sizing_figures import GB, LLAMA2_7B
+from tests.engine.workload.models import registered
 
 
 def _overhead(base_bytes):
@@ -171,19 +172,14 @@ def test_gradient_checkpointing_keeps_layer_inputs_plus_one_layer():
 
 
 def test_resnet50_activations_use_the_registry_per_image_estimate():
-    workload = Workload(
-        task=Task.FINE_TUNING,
-        model="resnet-50",
-        training=Training(batch_size=256, gpus=8, gradient_checkpointing=False),
-    )
+    training = Training(batch_size=256, gpus=8, gradient_checkpointing=False)
+    workload = Workload(task=Task.FINE_TUNING, model="resnet-50", training=training)
     sizing = size(workload)
     per_image = 21_073_920 * 2  # elements x 2 bytes (16-bit)
     assert sizing.memory_gb.activations == pytest.approx(256 * per_image / GB)
     assert sizing.memory_per_gpu_gb.activations == pytest.approx(32 * per_image / GB)
     assert sizing.memory_gb.kv_cache == 0
-    checkpointed = size(
-        replace(workload, training=replace(workload.training, gradient_checkpointing=True))
-    )
+    checkpointed = size(replace(workload, training=replace(training, gradient_checkpointing=True)))
     assert checkpointed.memory_gb.activations == pytest.approx(
         256 * per_image * 2 / math.sqrt(50) / GB
     )
@@ -193,12 +189,12 @@ def test_resnet50_activations_use_the_registry_per_image_estimate():
 
 
 def test_kv_cache_per_token_mha_llama2_7b():
-    arch = get_model("llama-2-7b").architecture
+    arch = registered("llama-2-7b").architecture
     assert kv_cache_bytes_per_token(arch, Precision.BF16) == 2 * 32 * 32 * 128 * 2 == 524_288
 
 
 def test_kv_cache_per_token_gqa_llama31_70b_is_eight_times_smaller_than_mha():
-    arch = get_model("llama-3.1-70b").architecture
+    arch = registered("llama-3.1-70b").architecture
     gqa = kv_cache_bytes_per_token(arch, Precision.BF16)
     assert gqa == 2 * 80 * 8 * 128 * 2 == 327_680
     mha = kv_cache_bytes_per_token(arch.overridden_by(Architecture(kv_heads=64)), Precision.BF16)
@@ -206,7 +202,7 @@ def test_kv_cache_per_token_gqa_llama31_70b_is_eight_times_smaller_than_mha():
 
 
 def test_kv_cache_precision_defaults_to_weights_and_can_be_fp8():
-    arch = get_model("llama-3.1-70b").architecture
+    arch = registered("llama-3.1-70b").architecture
     assert kv_cache_bytes_per_token(arch, Precision.FP8) == 163_840
 
 
@@ -257,10 +253,10 @@ def test_encoder_and_image_models_have_no_kv_cache():
 def test_lora_adapter_count_matches_peft_for_llama2_7b_and_llama31_8b():
     # PEFT print_trainable_parameters, r=16 on q,k,v,o,gate,up,down:
     # Llama-2-7b "trainable params: 39,976,960"; Llama-3.1-8B "trainable params: 41,943,040".
-    assert lora_adapter_parameters(get_model("llama-2-7b").architecture, 16, LLAMA2_7B) == (
+    assert lora_adapter_parameters(registered("llama-2-7b").architecture, 16, LLAMA2_7B) == (
         39_976_960
     )
-    arch = get_model("llama-3.1-8b").architecture
+    arch = registered("llama-3.1-8b").architecture
     assert lora_adapter_parameters(arch, 16, 8_030_261_248) == 41_943_040
     assert lora_adapter_parameters(arch, 64, 8_030_261_248) == 4 * 41_943_040
 

@@ -17,6 +17,7 @@ from engine.workload.registry import (
     load_registry,
     model_ids,
 )
+from tests.engine.workload.models import registered
 
 # Exact parameter counts from the model cards / HF API (safetensors.total) / torchvision.
 PUBLISHED_PARAMETERS = {
@@ -73,22 +74,37 @@ REQUIRED_IDS = {
 }
 
 
+def _known(value: int | None) -> int:
+    """A field the registry must give for a decoder (``None`` means unknown)."""
+    assert value is not None
+    return value
+
+
 def _decoder_parameters(
     arch: Architecture, *, qkv_bias: bool = False, norm_params_per_layer: int = 2
 ) -> int:
     """Parameters of a Llama-style decoder, written out from its config.json fields:
     q/k/v/o projections, gated MLP (3 matrices), RMSNorms, embedding and output head."""
-    h, layers = arch.hidden_size, arch.layers
-    head_dim = arch.head_dim
-    q = h * arch.attention_heads * head_dim
-    kv = h * arch.kv_heads * head_dim
-    o = arch.attention_heads * head_dim * h
+    h, layers, heads, kv_heads = (
+        _known(arch.hidden_size),
+        _known(arch.layers),
+        _known(arch.attention_heads),
+        _known(arch.kv_heads),
+    )
+    head_dim, intermediate, vocab = (
+        _known(arch.head_dim),
+        _known(arch.intermediate_size),
+        _known(arch.vocab_size),
+    )
+    q = h * heads * head_dim
+    kv = h * kv_heads * head_dim
+    o = heads * head_dim * h
     experts = arch.experts or 1
-    mlp = 3 * h * arch.intermediate_size * experts
+    mlp = 3 * h * intermediate * experts
     router = h * experts if experts > 1 else 0
-    bias = (arch.attention_heads + 2 * arch.kv_heads) * head_dim if qkv_bias else 0
+    bias = (heads + 2 * kv_heads) * head_dim if qkv_bias else 0
     per_layer = q + 2 * kv + o + mlp + router + bias + norm_params_per_layer * h
-    return layers * per_layer + arch.vocab_size * h * 2 + h
+    return layers * per_layer + vocab * h * 2 + h
 
 
 def test_every_required_model_is_registered():
@@ -97,18 +113,18 @@ def test_every_required_model_is_registered():
 
 @pytest.mark.parametrize(("model_id", "expected"), PUBLISHED_PARAMETERS.items())
 def test_parameter_counts_match_the_model_cards(model_id, expected):
-    assert get_model(model_id).parameters == expected
+    assert registered(model_id).parameters == expected
 
 
 @pytest.mark.parametrize(("model_id", "published"), LLAMA2_SAFETENSORS_TOTAL.items())
 def test_llama2_counts_are_the_safetensors_totals_without_rotary_buffers(model_id, published):
     total, layers = published
-    assert get_model(model_id).parameters == total - layers * 64
+    assert registered(model_id).parameters == total - layers * 64
 
 
 @pytest.mark.parametrize(("model_id", "config"), CONFIG_JSON.items())
 def test_architecture_matches_config_json(model_id, config):
-    arch = get_model(model_id).architecture
+    arch = registered(model_id).architecture
     layers, hidden, heads, kv_heads, intermediate, vocab = config
     assert (
         arch.layers,
@@ -134,13 +150,13 @@ def test_architecture_matches_config_json(model_id, config):
     ],
 )
 def test_llama_style_counts_follow_from_their_architecture(model_id):
-    entry = get_model(model_id)
+    entry = registered(model_id)
     assert entry.parameters == _decoder_parameters(entry.architecture)
 
 
 @pytest.mark.parametrize("model_id", ["qwen2.5-7b", "qwen2.5-72b"])
 def test_qwen_counts_follow_from_architecture_with_qkv_biases(model_id):
-    entry = get_model(model_id)
+    entry = registered(model_id)
     assert entry.parameters == _decoder_parameters(entry.architecture, qkv_bias=True)
 
 
@@ -151,7 +167,7 @@ def test_falcon_40b_count_follows_from_its_config():
     per_layer = h * (128 + 2 * 8) * 64 + h * h + 2 * h * 32768 + 2 * 2 * h
     expected = 60 * per_layer + 65024 * h + 2 * h
     assert expected == 41_303_293_952
-    assert get_model("falcon-40b").parameters == expected
+    assert registered("falcon-40b").parameters == expected
 
 
 def test_bert_large_count_follows_from_its_config():
@@ -161,11 +177,11 @@ def test_bert_large_count_follows_from_its_config():
         3 * (h * h + h) + (h * h + h) + 2 * h + (h * inter + inter) + (inter * h + h) + 2 * h
     )
     pooler = h * h + h
-    assert get_model("bert-large").parameters == embeddings + 24 * per_layer + pooler
+    assert registered("bert-large").parameters == embeddings + 24 * per_layer + pooler
 
 
 def test_mixtral_active_parameters_use_two_of_eight_experts():
-    entry = get_model("mixtral-8x7b")
+    entry = registered("mixtral-8x7b")
     one_expert_all_layers = 32 * 3 * 4096 * 14336
     assert entry.active_parameters == entry.parameters - 6 * one_expert_all_layers
     assert entry.architecture.experts == 8
@@ -173,7 +189,7 @@ def test_mixtral_active_parameters_use_two_of_eight_experts():
 
 
 def test_sdxl_is_unet_plus_text_encoders_plus_vae():
-    entry = get_model("stable-diffusion-xl")
+    entry = registered("stable-diffusion-xl")
     unet, clip_l, clip_bigg, vae = 2_567_463_684, 123_060_480, 694_659_840, 83_653_863
     assert entry.parameters == unet + clip_l + clip_bigg + vae
     assert entry.frozen_parameters == clip_l + clip_bigg + vae
@@ -204,12 +220,12 @@ def test_resnet50_activation_estimate_follows_he_et_al_table_1():
     conv_outputs += downsample
     relu_outputs = sum(conv_outputs) - sum(downsample)
     expected = sum(conv_outputs) + relu_outputs + 3 * 224 * 224 + 64 * 56 * 56
-    assert get_model("resnet-50").activation_elements_per_sample == expected
+    assert registered("resnet-50").activation_elements_per_sample == expected
 
 
 def test_mistral_has_its_4096_token_sliding_window():
-    assert get_model("mistral-7b").architecture.sliding_window == 4096
-    assert get_model("mixtral-8x7b").architecture.sliding_window is None
+    assert registered("mistral-7b").architecture.sliding_window == 4096
+    assert registered("mixtral-8x7b").architecture.sliding_window is None
 
 
 def test_every_entry_is_sourced_licensed_and_within_limits():
@@ -259,7 +275,7 @@ def test_malformed_entry_is_rejected_with_its_id():
 
 
 def test_override_replaces_only_the_fields_it_sets():
-    base = get_model("llama-3.1-70b").architecture
+    base = registered("llama-3.1-70b").architecture
     merged = base.overridden_by(Architecture(kv_heads=64))
     assert merged.kv_heads == 64
     assert merged.layers == 80

@@ -1,5 +1,7 @@
 """Parsing and validating workloads: the JSON contract of the API and the wizard."""
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -184,6 +186,7 @@ def test_integral_floats_are_accepted_as_integers():
     workload = workload_from_dict(
         {"task": "fine_tuning", "model": "llama-2-7b", "training": {"batch_size": 8.0}}
     )
+    assert workload.training is not None
     assert workload.training.batch_size == 8
     assert isinstance(workload.training.batch_size, int)
 
@@ -242,7 +245,7 @@ def test_architecture_consistency_is_checked_after_merging_with_the_registry():
 
 
 def test_limits_name_real_fields():
-    known = {
+    known: dict[str, Any] = {
         "parameters_billions": Workload,
         "architecture": Architecture,
         "training": Training,
@@ -272,7 +275,9 @@ def test_batch_size_is_accepted_exactly_within_its_limits(batch_size):
     data = {"task": "fine_tuning", "model": "llama-2-7b", "training": {"batch_size": batch_size}}
     low, high = LIMITS["training.batch_size"]
     if low <= batch_size <= high:
-        assert workload_from_dict(data).training.batch_size == batch_size
+        training = workload_from_dict(data).training
+        assert training is not None
+        assert training.batch_size == batch_size
     else:
         with pytest.raises(WorkloadError) as caught:
             workload_from_dict(data)
