@@ -1,4 +1,4 @@
-"""``GET /metrics``: Prometheus metrics (README, "Metrics").
+"""``GET /metrics``: Prometheus metrics (docs/operations.md, "Metrics").
 
 Who may read them: a caller sending ``Authorization: Bearer <METRICS_TOKEN>``, or one whose
 address (the TCP peer: a scraper calls each host directly, not through the load balancer) is in

@@ -5,7 +5,7 @@ when tasks run in-process (embedded), whose ``/metrics`` then shows them.
 A worker exports them on ``WORKER_METRICS_PORT`` (unset: not exported), bound to
 ``WORKER_METRICS_ADDRESS`` (default 127.0.0.1; a scraper on another host needs the host's
 address). Prefork pool children count in ``PROMETHEUS_MULTIPROC_DIR``, which the worker's
-exporter then reads: set it for workers, to an empty directory per worker (README, "Metrics")."""
+exporter then reads: set it for workers, to an empty directory per worker (docs/operations.md)."""
 
 from __future__ import annotations
 

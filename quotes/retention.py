@@ -4,7 +4,7 @@ rows of one chunk are locked, then deleted, so a long purge never holds one huge
 returns how many rows of its model it deleted. Running one twice deletes nothing the second time.
 
 The Celery tasks in ``quotes.tasks`` call them daily (``settings.CELERY_BEAT_SCHEDULE``); the
-periods are settings (README "Retention").
+periods are settings (docs/operations.md, "Retention").
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ module graph. The rules (README "Architecture"):
 - the shared plumbing (``gpuquote.core``, ``gpuquote.api``) imports neither app;
 - no cycle between modules: a function-local import that hides one still counts. Imports under
   ``if TYPE_CHECKING:`` never run: they count for the rules above, not for cycles (annotations
-  may name a module that imports this one, as import-linter's ``exclude_type_checking_imports``).
+  may name a module that imports this one, as import-linter's ``exclude_type_checking_imports``),
+  except inside the engine, where a type-only cycle fails too (a protocol or a leaf module of
+  records breaks it) and the type-only imports are counted against a ceiling;
+- no module over ``MODULE_LINES_MAX`` lines (migrations and the data modules listed aside).
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ ENGINE_PURE_LIBRARIES = frozenset(
 # Cycles still present, each as its sorted members; an entry here must carry its reason. The test
 # fails on any cycle not listed (a new one) and on a listed one that no longer exists (remove it).
 ALLOWED_CYCLES: tuple[tuple[str, ...], ...] = ()
+# Type-only imports between engine modules today: a new one needs a reason (it is how a cycle
+# hides); lower the ceiling when one goes.
+ENGINE_TYPE_ONLY_IMPORTS_MAX = 0
+# A module past this is split by what it does; data tables are the exception.
+MODULE_LINES_MAX = 600
+DATA_MODULES: frozenset[str] = frozenset()
 
 
 def _module_name(path: Path) -> str:
@@ -292,6 +301,43 @@ def test_no_import_cycle_between_modules():
     report = "\n".join(f"- {_cycle_path(RUNTIME_GRAPH, cycle)}" for cycle in new)
     assert new == [], f"{len(new)} import cycle(s) between modules:\n{report}"
     assert gone == [], f"allowed cycles that no longer exist (remove them): {gone}"
+
+
+def _engine_only(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {
+        module: {target for target in targets if target.split(".")[0] == "engine"}
+        for module, targets in edges.items()
+        if module.split(".")[0] == "engine"
+    }
+
+
+def test_no_import_cycle_inside_the_engine_even_type_only():
+    engine = _engine_only(GRAPH)
+    cycles = _cycles(engine)
+    report = "\n".join(f"- {_cycle_path(engine, cycle)}" for cycle in cycles)
+    assert cycles == [], f"{len(cycles)} engine cycle(s), type-only imports included:\n{report}"
+
+
+def test_engine_type_only_imports_stay_under_the_ceiling():
+    engine, runtime = _engine_only(GRAPH), _engine_only(RUNTIME_GRAPH)
+    type_only = sorted(
+        f"{module} -> {target}"
+        for module, targets in engine.items()
+        for target in targets - runtime[module]
+    )
+    assert len(type_only) <= ENGINE_TYPE_ONLY_IMPORTS_MAX, "\n".join(type_only)
+
+
+def test_no_module_is_over_the_line_limit():
+    long = sorted(
+        f"{path.relative_to(ROOT)}: {lines} lines"
+        for path in _source_files()
+        if _module_name(path) not in DATA_MODULES
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES_MAX
+    )
+    assert long == [], (
+        f"split these by what they do (over {MODULE_LINES_MAX} lines):\n" + "\n".join(long)
+    )
 
 
 @pytest.mark.parametrize(

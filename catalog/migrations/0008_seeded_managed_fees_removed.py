@@ -1,4 +1,4 @@
-# Issue 15, point 1: managed-hosting fees are the host's own computed price (engine.tco.hosting),
+# Managed-hosting fees are the host's own computed price (engine.tco.hosting),
 # not catalog prices. The per-part fees the seed catalog carried were below the hardware's own
 # payback (431 EUR per MI300X GPU-month on a 212,767 EUR server); they are removed where they
 # still hold the seed's text. A fee staff set has its own source and stays, as an override.

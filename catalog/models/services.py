@@ -1,4 +1,4 @@
-"""Managed hosting's service tiers (issue 18): what the host's people do on top of running the
+"""Managed hosting's service tiers (support levels): what the host's people do on top of running the
 hardware, how fast, and what it costs per server and month.
 
 The sales team edits the tiers in the admin; ``catalog.selectors.service_tiers`` turns the

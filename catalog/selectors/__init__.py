@@ -31,7 +31,7 @@ from catalog.selectors.service_tiers import (
     service_tier_get,
     service_tiers_get,
 )
-from catalog.selectors.snapshot import catalog_snapshot_get
+from catalog.selectors.snapshot import catalog_search_index_get, catalog_snapshot_get
 from catalog.selectors.versions import (
     catalog_version_get,
     cloud_prices_version_get,
@@ -46,6 +46,7 @@ __all__ = [
     "CurrentPrices",
     "PriceAge",
     "catalog_changed_at_get",
+    "catalog_search_index_get",
     "catalog_snapshot_get",
     "catalog_version_get",
     "cloud_price_current_get",

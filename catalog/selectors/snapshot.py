@@ -30,6 +30,7 @@ from catalog.selectors.versions import (
 )
 from engine.build import parts
 from engine.build.parts import CatalogSnapshot
+from engine.build.search import SearchIndex
 from engine.money import Money
 
 # A part's price in the snapshot's currency, by part id (None: no current price).
@@ -54,6 +55,23 @@ def catalog_snapshot_get(*, currency: str) -> CatalogSnapshot:
 # Per process, per currency: the latest snapshot and the catalog version it was built from.
 _SNAPSHOTS: dict[str, tuple[tuple, CatalogSnapshot]] = {}
 per_version_cache(_SNAPSHOTS.clear)
+
+
+def catalog_search_index_get(*, currency: str) -> SearchIndex:
+    """The builder's search index of the current snapshot in ``currency``: built once per
+    snapshot (the engine keeps none), so that a request pays for the search, not the index."""
+    snapshot = catalog_snapshot_get(currency=currency)
+    kept = _INDEXES.get(currency)
+    if kept is not None and kept[0] is snapshot:
+        return kept[1]
+    index = SearchIndex(snapshot)
+    _INDEXES[currency] = (snapshot, index)
+    return index
+
+
+# Per process, per currency: the snapshot an index was built from (kept alive with it) and it.
+_INDEXES: dict[str, tuple[CatalogSnapshot, SearchIndex]] = {}
+per_version_cache(_INDEXES.clear)
 
 
 def _snapshot_build(currency: str) -> CatalogSnapshot:

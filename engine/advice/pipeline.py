@@ -14,6 +14,7 @@ from ..build import rules
 from ..build.builder import BuildNeeds, BuildResult, BuiltOption, Environment, GpuFit, build_options
 from ..build.configuration import GpuPreference
 from ..build.parts import CatalogSnapshot, GpuSpec
+from ..build.search import SearchIndex
 from ..money import Money
 from ..sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
 from ..sizing.system import dataset_gb
@@ -166,7 +167,10 @@ def advise(
     growth_gpus: int = 0,
     always_on: bool = False,
     preference: GpuPreference | None = None,
+    index: SearchIndex | None = None,
 ) -> Advice:
+    """Sizing and the builder's options; ``index``: the catalog's search index, when the caller
+    keeps one per snapshot (``build_options``)."""
     base, needs = build_needs(
         workload,
         environment=environment,
@@ -176,7 +180,7 @@ def advise(
         always_on=always_on,
         preference=preference,
     )
-    return Advice(sizing=base, build=build_options(needs, catalog))
+    return Advice(sizing=base, build=build_options(needs, catalog, index))
 
 
 def power_per_server(
@@ -195,7 +199,6 @@ def tco_configuration(option: BuiltOption) -> TcoConfiguration:
     the power the supplies are sized for (``power_sized_w``), energy on the draw."""
     servers = option.servers
     totals = option.totals
-    gpu_names = [line.name for line in option.parts if line.kind == "gpu"]
     managed = totals.managed_monthly_price
     draw_w, provisioned_w = power_per_server(
         totals.power_w, totals.power_sized_w, totals.cluster_power_w, servers
@@ -203,7 +206,7 @@ def tco_configuration(option: BuiltOption) -> TcoConfiguration:
     return TcoConfiguration(
         servers=servers,
         gpus_per_server=totals.gpus // servers,
-        gpu_model=gpu_names[0] if gpu_names else None,
+        gpu_model=option.gpu_line.name,
         power_w=draw_w,
         provisioned_w=provisioned_w,
         price=Money(totals.price.rounded().amount / servers, totals.currency),

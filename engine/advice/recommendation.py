@@ -7,6 +7,7 @@ the cost of one run), never computed twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -43,6 +44,14 @@ class Recommendation:
     horizon_months: int | None
 
 
+def chosen_option(options: Sequence[BuiltOption]) -> BuiltOption | None:
+    """The option the advice recommends and prices: the balanced one (the best value) when it is
+    shown, else the first, the cheapest sound build (None: no option). The result page, the
+    APIs, the checklist and the quotes all take this one."""
+    balanced = next((option for option in options if option.tier is Tier.BALANCED), None)
+    return balanced if balanced is not None else next(iter(options), None)
+
+
 def recommend(
     option: BuiltOption,
     sizing: Sizing,
@@ -52,7 +61,7 @@ def recommend(
     job: JobCost | None = None,
 ) -> Recommendation:
     """Pure: the recommended option (the one the costs were computed for) and its answer."""
-    gpu_name = next((line.name for line in option.parts if line.kind == "gpu"), "")
+    gpu_name = option.gpu_line.name
     totals = option.totals
     failed = [check for check in option.checks if not check.passed]
     reasons = [

@@ -32,7 +32,7 @@ class Fact:
     source: str
 
 
-def _f(value: str | Decimal, source: str, currency: str | None = None) -> Fact:
+def f(value: str | Decimal, source: str, currency: str | None = None) -> Fact:
     return Fact(Decimal(value), currency, source)
 
 
@@ -45,14 +45,14 @@ OFFERS = "Public price list"
 
 RATES: Mapping[str, Fact] = MappingProxyType(
     {
-        "usd_per_eur": _f(
+        "usd_per_eur": f(
             "1.0824",
             gettext_noop(
                 "ECB euro reference exchange rate, 2024 annual average, series "
                 "EXR.A.USD.EUR.SP00.A (https://data.ecb.europa.eu/data/datasets/EXR)"
             ),
         ),
-        "gbp_per_eur": _f(
+        "gbp_per_eur": f(
             "0.84662",
             gettext_noop(
                 "ECB euro reference exchange rate, 2024 annual average, series "
@@ -89,7 +89,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
     {
         "FR": MappingProxyType(
             {
-                "electricity_price_per_kwh": _f(
+                "electricity_price_per_kwh": f(
                     "0.172",
                     gettext_noop(
                         "SDES (French ministry statistics, compiler of France's Eurostat "
@@ -100,7 +100,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "EUR",
                 ),
-                "grid_carbon_kg_per_kwh": _f(
+                "grid_carbon_kg_per_kwh": f(
                     "0.032",
                     gettext_noop(
                         "RTE, Bilan électrique 2023: carbon intensity of French electricity "
@@ -108,7 +108,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                         "analysesetdonnees.rte-france.com)"
                     ),
                 ),
-                "staff_cost_per_year": _f(
+                "staff_cost_per_year": f(
                     round_money(Decimal(51000) / (ONE - Decimal("0.322"))),
                     gettext_noop(
                         # xgettext:no-python-format
@@ -119,12 +119,12 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "EUR",
                 ),
-                "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
+                "colocation_per_kw_month": f("184.06", _CBRE_ELSEWHERE, "USD"),
             }
         ),
         "DE": MappingProxyType(
             {
-                "electricity_price_per_kwh": _f(
+                "electricity_price_per_kwh": f(
                     "0.2001",
                     gettext_noop(
                         "Eurostat nrg_pc_205, non-household consumers, band IC (500-1,999 MWh/yr), "
@@ -133,7 +133,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "EUR",
                 ),
-                "grid_carbon_kg_per_kwh": _f(
+                "grid_carbon_kg_per_kwh": f(
                     "0.380",
                     gettext_noop(
                         "Umweltbundesamt, CO2 emission factor of the German electricity mix, 2023 "
@@ -141,7 +141,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                         "statistik/daten/studie/38897/)"
                     ),
                 ),
-                "staff_cost_per_year": _f(
+                "staff_cost_per_year": f(
                     round_money(Decimal(5331) * 12 * Decimal("1.27")),
                     gettext_noop(
                         "Bundesagentur für Arbeit, Entgeltatlas 2024: median gross pay of IT "
@@ -151,12 +151,12 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "EUR",
                 ),
-                "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
+                "colocation_per_kw_month": f("184.06", _CBRE_ELSEWHERE, "USD"),
             }
         ),
         "US": MappingProxyType(
             {
-                "electricity_price_per_kwh": _f(
+                "electricity_price_per_kwh": f(
                     "0.13",
                     gettext_noop(
                         "EIA Electric Power Monthly: US commercial-sector average retail price "
@@ -165,7 +165,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "USD",
                 ),
-                "grid_carbon_kg_per_kwh": _f(
+                "grid_carbon_kg_per_kwh": f(
                     Decimal("0.86") * Decimal("0.45359237"),
                     gettext_noop(
                         "EIA FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. "
@@ -173,7 +173,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                         "(https://www.eia.gov/tools/faqs/faq.php?id=74)"
                     ),
                 ),
-                "staff_cost_per_year": _f(
+                "staff_cost_per_year": f(
                     round_money(Decimal(96800) / Decimal("0.705")),
                     gettext_noop(
                         # xgettext:no-python-format
@@ -184,12 +184,12 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "USD",
                 ),
-                "colocation_per_kw_month": _f("184.06", _CBRE, "USD"),
+                "colocation_per_kw_month": f("184.06", _CBRE, "USD"),
             }
         ),
         "GB": MappingProxyType(
             {
-                "electricity_price_per_kwh": _f(
+                "electricity_price_per_kwh": f(
                     "0.2077",
                     gettext_noop(
                         "AquaSwitch, 2024 average one-year fixed business electricity rate for "
@@ -199,14 +199,14 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "GBP",
                 ),
-                "grid_carbon_kg_per_kwh": _f(
+                "grid_carbon_kg_per_kwh": f(
                     "0.20705",
                     gettext_noop(
                         "DESNZ, UK Government GHG conversion factors for company reporting 2024: "
                         "UK electricity generated 0.20705 kg CO2e/kWh"
                     ),
                 ),
-                "staff_cost_per_year": _f(
+                "staff_cost_per_year": f(
                     Decimal("50670") + Decimal("0.15") * (Decimal("50670") - Decimal("5000")),
                     gettext_noop(
                         # xgettext:no-python-format
@@ -218,7 +218,7 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
                     ),
                     "GBP",
                 ),
-                "colocation_per_kw_month": _f("184.06", _CBRE_ELSEWHERE, "USD"),
+                "colocation_per_kw_month": f("184.06", _CBRE_ELSEWHERE, "USD"),
             }
         ),
     }
@@ -226,8 +226,8 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
 
 COMMON: Mapping[str, Fact] = MappingProxyType(
     {
-        "pue": _f("1.56", _UPTIME),
-        "idle_power_fraction": _f(
+        "pue": f("1.56", _UPTIME),
+        "idle_power_fraction": f(
             "0.25",
             gettext_noop(
                 "GPUQuote estimate: no public measurement of a whole GPU node's idle draw found; "
@@ -236,14 +236,14 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "al., IEEE Access 13, 2025)"
             ),
         ),
-        "staff_fte_per_server": _f(
+        "staff_fte_per_server": f(
             "0.05",
             gettext_noop(
                 "META Group (2002): 10 to 20 application servers per systems administrator; "
                 "GPUQuote takes 20 servers per engineer"
             ),
         ),
-        "managed_staff_fte_per_server": _f(
+        "managed_staff_fte_per_server": f(
             "0.02",
             gettext_noop(
                 # xgettext:no-python-format
@@ -252,7 +252,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "(0.05 x 0.4). Also applied to cloud GPUs"
             ),
         ),
-        "installation_cost": _f(
+        "installation_cost": f(
             "0",
             gettext_noop(
                 "Not included by default: integration is often bundled in the server price; enter "
@@ -260,7 +260,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
             ),
             "EUR",
         ),
-        "support_pct_per_year": _f(
+        "support_pct_per_year": f(
             "0.10",
             gettext_noop(
                 # xgettext:no-python-format
@@ -270,20 +270,20 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "takes the low end"
             ),
         ),
-        "spares_pct_per_year": _f(
+        "spares_pct_per_year": f(
             "0",
             gettext_noop(
                 "Not included by default: parts replacement is covered by the support contract; "
                 "set it if you keep your own spares"
             ),
         ),
-        "insurance_pct_per_year": _f(
+        "insurance_pct_per_year": f(
             "0",
             gettext_noop(
                 "Not included by default: no public benchmark found; enter your insurer's rate"
             ),
         ),
-        "network_per_server_month": _f(
+        "network_per_server_month": f(
             "0",
             gettext_noop(
                 "Not included by default: uplink, cross-connects and transit depend on the "
@@ -291,7 +291,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
             ),
             "EUR",
         ),
-        "software_per_gpu_year": _f(
+        "software_per_gpu_year": f(
             "0",
             gettext_noop(
                 "Open-source stack by default; NVIDIA AI Enterprise lists at 4,500 USD per GPU and "
@@ -299,22 +299,22 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
             ),
             "EUR",
         ),
-        "depreciation_years": _f(
+        "depreciation_years": f(
             "5",
             gettext_noop(
                 "IRS Publication 946: computers are 5-year property (MACRS). Used in every region "
                 "as the book-value convention; depreciation is reported, not a cash cost"
             ),
         ),
-        "residual_value_pct": _f("0", gettext_noop("GPUQuote convention: no resale value assumed")),
-        "discount_rate": _f(
+        "residual_value_pct": f("0", gettext_noop("GPUQuote convention: no resale value assumed")),
+        "discount_rate": f(
             "0",
             gettext_noop(
                 "GPUQuote convention: no discounting unless you set your cost of capital; the net "
                 "present value is then shown next to the cash total"
             ),
         ),
-        "provider_margin_pct": _f(
+        "provider_margin_pct": f(
             "0.20",
             gettext_noop(
                 # xgettext:no-python-format
@@ -323,7 +323,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "band of dated public offers for its GPU class"
             ),
         ),
-        "provider_cost_of_capital": _f(
+        "provider_cost_of_capital": f(
             "0.08",
             gettext_noop(
                 # xgettext:no-python-format
@@ -334,7 +334,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "wacc.html)"
             ),
         ),
-        "managed_no_commitment_months": _f(
+        "managed_no_commitment_months": f(
             "12",
             gettext_noop(
                 "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
@@ -344,21 +344,21 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "server share"
             ),
         ),
-        "managed_setup_fee_months": _f(
+        "managed_setup_fee_months": f(
             "1",
             gettext_noop(
                 "Public price list: Hetzner GEX131 setup fee 1,499 EUR for 1,497.30 EUR/month, "
                 "GEX45 209 EUR for 212.30 EUR/month (https://www.hetzner.com, seen 2026-10-08)"
             ),
         ),
-        "managed_discount_12m_pct": _f(
+        "managed_discount_12m_pct": f(
             "0",
             gettext_noop(
                 "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
                 "admin): no discount for a 12-month contract"
             ),
         ),
-        "managed_discount_24m_pct": _f(
+        "managed_discount_24m_pct": f(
             "0.05",
             gettext_noop(
                 # xgettext:no-python-format
@@ -368,7 +368,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)"
             ),
         ),
-        "managed_discount_36m_pct": _f(
+        "managed_discount_36m_pct": f(
             "0.10",
             gettext_noop(
                 # xgettext:no-python-format
@@ -376,7 +376,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "admin): 10 % off for 36 months"
             ),
         ),
-        "managed_power_included": _f(
+        "managed_power_included": f(
             "1",
             gettext_noop(
                 "Public price list: European bare-metal GPU offers include power, cooling, rack "
@@ -385,7 +385,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "www.ovhcloud.com/en/bare-metal/scale/, seen 2026-05)"
             ),
         ),
-        "cloud_reserved_discount_pct": _f(
+        "cloud_reserved_discount_pct": f(
             "0.30",
             gettext_noop(
                 # xgettext:no-python-format

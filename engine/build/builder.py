@@ -50,15 +50,15 @@ part lines say so (``PartLine.availability``).
 
 The search
 ----------
-Exact branch and bound, not a cross product. Per catalog snapshot an index is built once (cached
-by identity: the selector reuses one snapshot object until the catalog changes, and hashing 5,000
-parts per request would cost more than the search). It holds the offered parts only (priced, in
-the catalog's currency, not negative) with prices as exact integers, and drops parts that can
-never be needed: GPU SKUs identical in every figure (one GPU model, kept at its cheapest SKU),
-chassis another chassis of the same CPU/DIMM platform beats on price and every capability, CPUs
-beaten within their socket and channel count, DIMMs beaten within their capacity, NVMe drives
-beaten on price, power, capacity and speed, fabric NICs beaten on price, power, lanes, speed
-and ports. Per request:
+Exact branch and bound, not a cross product. Per catalog snapshot an index is built once
+(``SearchIndex``; whoever holds the snapshot keeps its index and passes it in: the catalog app keeps
+one per catalog version, ``catalog_search_index_get``). It holds the offered parts only (priced, in
+the catalog's currency, not negative) with prices as exact integers, and drops parts that can never
+be needed: GPU SKUs identical in every figure (one GPU model, kept at its cheapest SKU), chassis
+another chassis of the same CPU/DIMM platform beats on price and every capability, CPUs beaten
+within their socket and channel count, DIMMs beaten within their capacity, NVMe drives beaten on
+price, power, capacity and speed, fabric NICs beaten on price, power, lanes, speed and ports. Per
+request:
 
 1. ``gpus_for`` is called once per GPU model that passes the static GPU rules.
 2. Each model gets a lower bound: its GPUs, a boot mirror, storage, RAM and cores at the
@@ -88,7 +88,7 @@ from typing import Any
 from ..i18n import Message, gettext_noop
 from ..money import Money
 from . import rules
-from .checks import _iter_checks, _load_mw, check_configuration, configuration_feasible
+from .checks import check_configuration, configuration_feasible, iter_checks, load_mw
 from .configuration import (
     BuilderInconsistencyError,
     BuildNeeds,
@@ -102,13 +102,12 @@ from .configuration import (
     ServerConfiguration,
     Tier,
     Totals,
-    _msg,
-    _sized_w,
+    message,
+    sized_w,
     usable_data_gb,
 )
 from .parts import CatalogSnapshot
-from .search import _INF, _Index, _index_get, _Plan, preferred_search
-from .search.plan import _Cluster
+from .search import INF, Plan, PricedCluster, SearchIndex, preferred_search
 
 # The builder's public face: callers import everything from here.
 __all__ = [
@@ -161,7 +160,7 @@ def _part_lines(config: ServerConfiguration) -> tuple[PartLine, ...]:
     return tuple(lines)
 
 
-def _cluster_lines(cluster: _Cluster) -> tuple[PartLine, ...]:
+def _cluster_lines(cluster: PricedCluster) -> tuple[PartLine, ...]:
     return tuple(
         PartLine(
             line.kind,
@@ -184,7 +183,7 @@ def _totals(
     parts: Sequence[PartLine],
     needs: BuildNeeds,
     currency: str,
-    cluster: _Cluster,
+    cluster: PricedCluster,
 ) -> Totals:
     c = config
     per_server = sum(
@@ -204,7 +203,7 @@ def _totals(
         and chassis_fee.currency == gpu_fee.currency == currency
     ):
         managed = ((chassis_fee + gpu_fee * c.gpu_count) * c.servers).rounded()
-    load = _load_mw(c)
+    load = load_mw(c)
     return Totals(
         gpus=c.servers * c.gpu_count,
         vram_gb=c.servers * c.gpu_count * c.gpu.memory_gb,
@@ -214,7 +213,7 @@ def _totals(
             c.data_drive, c.data_drive_count, needs.environment is Environment.PRODUCTION
         ),
         power_w=-(-load // 1000),
-        power_sized_w=_sized_w(load + c.gpu.tdp_w * 1000 * needs.growth_gpus),
+        power_sized_w=sized_w(load + c.gpu.tdp_w * 1000 * needs.growth_gpus),
         price=Money(per_server * c.servers + shared, currency).rounded(),
         currency=currency,
         rack_units=c.servers * c.chassis.rack_units + sum(d.rack_units for d in designs),
@@ -223,9 +222,9 @@ def _totals(
     )
 
 
-def _option(tier: Tier, plan: _Plan, needs: BuildNeeds, currency: str) -> BuiltOption:
+def _option(tier: Tier, plan: Plan, needs: BuildNeeds, currency: str) -> BuiltOption:
     config = plan.configuration()
-    checks = tuple(_iter_checks(config, needs, plan.model.fit))  # the fit the search used
+    checks = tuple(iter_checks(config, needs, plan.model.fit))  # the fit the search used
     failed = [check.rule for check in checks if not check.passed]
     if failed:
         raise BuilderInconsistencyError(f"{tier} option fails {', '.join(failed)}")
@@ -241,17 +240,20 @@ def _option(tier: Tier, plan: _Plan, needs: BuildNeeds, currency: str) -> BuiltO
     )
 
 
-def _money_figure(index: _Index, units: int) -> Decimal:
+def _money_figure(index: SearchIndex, units: int) -> Decimal:
     return Money(index.amount(units), index.currency).rounded().amount
 
 
-def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
-    """Up to three options (budget, balanced, performance) or, when none exists, why not."""
+def build_options(
+    needs: BuildNeeds, catalog: CatalogSnapshot, index: SearchIndex | None = None
+) -> BuildResult:
+    """Up to three options (budget, balanced, performance) or, when none exists, why not.
+    ``index``: the snapshot's search index when the caller keeps one (built here otherwise)."""
     if needs.currency != catalog.currency:
         return BuildResult(
             (),
             (
-                _msg(
+                message(
                     gettext_noop(
                         "The catalog is priced in %(catalog)s but the request is in "
                         "%(requested)s: ask for %(catalog)s."
@@ -265,7 +267,7 @@ def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
         return BuildResult(
             (),
             (
-                _msg(
+                message(
                     gettext_noop(
                         "The budget is in %(budget)s but the request is in %(requested)s."
                     ),
@@ -274,12 +276,12 @@ def build_options(needs: BuildNeeds, catalog: CatalogSnapshot) -> BuildResult:
                 ),
             ),
         )
-    search = preferred_search(_index_get(catalog), needs)
+    search = preferred_search(SearchIndex(catalog) if index is None else index, needs)
     index = search.index
     cheapest = search.cheapest()
     if cheapest is None:
         return BuildResult((), search.unmet())
-    bound: float = _INF
+    bound: float = INF
     if needs.budget is not None:
         limit = index.units_floor(needs.budget)
         if cheapest.total > limit:
@@ -333,7 +335,7 @@ _TIER_NAMES = {
 
 def _repeat_note(tier: Tier, same_as: Tier, budgeted: bool) -> Message:
     if budgeted:
-        return _msg(
+        return message(
             gettext_noop(
                 "No separate %(tier)s option: within your budget it would be the %(same)s "
                 "option itself."
@@ -358,19 +360,19 @@ def _repeat_note(tier: Tier, same_as: Tier, budgeted: bool) -> Message:
         if tier is Tier.BALANCED
         else rules.PERFORMANCE_MAX_PRICE_FACTOR
     )
-    return _msg(template, factor=factor, same=Message(_TIER_NAMES[same_as]))
+    return message(template, factor=factor, same=Message(_TIER_NAMES[same_as]))
 
 
 def _missing_note(tier: Tier, factor: Decimal, budgeted: bool) -> Message:
     if budgeted:
-        return _msg(
+        return message(
             gettext_noop(
                 "No %(tier)s option: within your budget no other build does this job better "
                 "without leaving more GPUs idle than it uses."
             ),
             tier=Message(_TIER_NAMES[tier]),
         )
-    return _msg(
+    return message(
         gettext_noop(
             "No %(tier)s option: no other build does this job better within %(factor)s times "
             "the budget option's price without leaving more GPUs idle than it uses."
@@ -385,8 +387,8 @@ def _band(cheapest_units: int, factor: Decimal) -> int:
     return int(Decimal(cheapest_units) * factor) + 1
 
 
-def _budget_message(index: _Index, budget: Money, cheapest: _Plan) -> Message:
-    return _msg(
+def _budget_message(index: SearchIndex, budget: Money, cheapest: Plan) -> Message:
+    return message(
         gettext_noop(
             "The budget of %(budget)s %(currency)s is below the cheapest configuration that "
             "passes every rule, %(cheapest)s %(currency)s: %(servers)s x %(chassis)s with "

@@ -183,6 +183,14 @@ class BuiltOption:
     # How the cluster's fabric and shared storage were designed (one sentence each, figures).
     notes: tuple[Message, ...] = ()
 
+    @property
+    def gpu_line(self) -> PartLine:
+        """The option's GPU line: every built option has exactly one GPU model."""
+        for line in self.parts:
+            if line.kind == "gpu":
+                return line
+        raise BuilderInconsistencyError("a built option without a GPU line")
+
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
@@ -233,52 +241,52 @@ class BuilderInconsistencyError(RuntimeError):
 
 # --- Figures shared by the checks and the search -------------------------------------------------
 
-_MARGIN_NUM, _MARGIN_DEN = rules.POWER_MARGIN.as_integer_ratio()
-_SSD_KINDS = frozenset({DriveKind.NVME, DriveKind.SATA_SSD})
+POWER_MARGIN_NUM, POWER_MARGIN_DEN = rules.POWER_MARGIN.as_integer_ratio()
+SSD_KINDS = frozenset({DriveKind.NVME, DriveKind.SATA_SSD})
 
 
-def _mw(watts: float) -> int:
+def mw(watts: float) -> int:
     """Power in integer milliwatts, so that sums and comparisons are exact."""
     return round(watts * 1000)
 
 
-def _drive_gb(drive: DriveSpec) -> float:
+def drive_gb(drive: DriveSpec) -> float:
     return round(drive.capacity_tb * 1000, 6)
 
 
-def _nic_lanes(nic: NicSpec) -> int:
+def nic_pcie_lanes(nic: NicSpec) -> int:
     fast = nic.speed_gbps * nic.ports >= rules.FAST_NIC_GBPS
     floor = rules.PCIE_LANES_PER_FAST_NIC if fast else rules.PCIE_LANES_PER_NIC
     return max(nic.pcie_lanes, floor)
 
 
-def _is_fabric(nic: NicSpec) -> bool:
+def is_fabric(nic: NicSpec) -> bool:
     return nic.infiniband or nic.roce
 
 
-def _usable_gb(gpu: GpuSpec) -> float:
+def usable_memory_gb(gpu: GpuSpec) -> float:
     return gpu.memory_gb * rules.GPU_MEMORY_USABLE_FRACTION
 
 
-def _memory_floor_gb(needs: BuildNeeds) -> int:
+def memory_floor_gb(needs: BuildNeeds) -> int:
     return rules.GPU_MEMORY_FLOOR_LARGE_GB if needs.large_project else rules.GPU_MEMORY_FLOOR_GB
 
 
-def _power_capacity_w(chassis: ChassisSpec, production: bool) -> int:
+def power_capacity_w(chassis: ChassisSpec, production: bool) -> int:
     supplies = chassis.psu_count - (chassis.psu_redundant if production else 0)
     return max(0, min(supplies * chassis.psu_w, chassis.max_system_power_w))
 
 
-def _power_budget_mw(capacity_w: int) -> int:
+def power_budget_mw(capacity_w: int) -> int:
     """The largest load (mW) whose sized figure, load x margin, stays within ``capacity_w``."""
-    return capacity_w * 1000 * _MARGIN_DEN // _MARGIN_NUM
+    return capacity_w * 1000 * POWER_MARGIN_DEN // POWER_MARGIN_NUM
 
 
-def _sized_w(load_mw: int) -> int:
-    return -(-load_mw * _MARGIN_NUM // (_MARGIN_DEN * 1000))
+def sized_w(load_mw: int) -> int:
+    return -(-load_mw * POWER_MARGIN_NUM // (POWER_MARGIN_DEN * 1000))
 
 
-def _min_units(per_unit: float, need: float) -> int | None:
+def min_units(per_unit: float, need: float) -> int | None:
     """Smallest n >= 0 with ``n * per_unit >= need`` (the checks' own comparison); None: never."""
     if need <= 0:
         return 0
@@ -293,7 +301,7 @@ def _min_units(per_unit: float, need: float) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _ServerNeeds:
+class ServerNeeds:
     cores: int
     job_cores: int
     ram_gb: float
@@ -302,11 +310,11 @@ class _ServerNeeds:
     gpu_lanes: int  # installed GPUs plus growth slots
 
 
-def _server_needs(needs: BuildNeeds, gpu: GpuSpec, per_server: int, servers: int) -> _ServerNeeds:
+def server_needs(needs: BuildNeeds, gpu: GpuSpec, per_server: int, servers: int) -> ServerNeeds:
     # A spare server must carry a failed one's share: the shares are of the working servers.
     working = max(1, servers - needs.spare_servers)
     job_cores = -(-needs.cpu_cores_min // working)
-    return _ServerNeeds(
+    return ServerNeeds(
         cores=max(rules.CPU_CORES_MIN_PER_SERVER, rules.CPU_CORES_PER_GPU * per_server, job_cores),
         job_cores=job_cores,
         ram_gb=rules.SYSTEM_RAM_PER_VRAM * gpu.memory_gb * per_server,
@@ -387,14 +395,14 @@ def shared_storage_needed(needs: BuildNeeds, servers: int) -> bool:
 
 def usable_data_gb(drive: DriveSpec, count: int, production: bool) -> float:
     """Data capacity of ``count`` drives: production mirrors them in pairs (RAID 1/10)."""
-    raw = count * _drive_gb(drive)
+    raw = count * drive_gb(drive)
     return raw / rules.DATA_MIRROR_COPIES if production else raw
 
 
-def _num(value: float) -> int | float:
+def num(value: float) -> int | float:
     """A figure for a message: whole numbers without decimals, others to two places."""
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
-def _msg(template: str, **params: Any) -> Message:
+def message(template: str, **params: Any) -> Message:
     return Message(template, params)

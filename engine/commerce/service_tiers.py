@@ -1,4 +1,4 @@
-"""Managed hosting's service tiers (issue 18): what the host does for the customer on top of
+"""Managed hosting's service tiers (support levels): what the host does for the customer on top of
 owning and running the hardware, and what it costs per server and month.
 
 The tiers are catalog data the sales team edits (``catalog.models.ServiceTier``); this is the

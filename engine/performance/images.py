@@ -15,7 +15,7 @@ from ..sizing.images import (
     SOURCE_IMAGES_VISION,
     images_per_second,
 )
-from ..sizing.model import _Model
+from ..sizing.model import ModelFigures
 from ..workload import Workload
 from ..workload.registry import ModelKind
 from .results import ImageSpeed, shown
@@ -23,7 +23,7 @@ from .results import ImageSpeed, shown
 
 def image_speed(
     workload: Workload,
-    model: _Model,
+    model: ModelFigures,
     gpu: GpuSpec,
     total_gpus: int,
     lines: list[Message],

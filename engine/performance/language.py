@@ -27,9 +27,9 @@ from ..assumptions.gpu_models import decode_bandwidth
 from ..build.parts import GpuSpec
 from ..i18n import Message, gettext_noop, ngettext_noop
 from ..sizing import DEFAULT_MFU, SOURCE_DECODE, SOURCE_MFU, Explanation
-from ..sizing.compute import _peak_flops, parameters_read_per_step
-from ..sizing.model import _Model
-from ..sizing.plan import _plan
+from ..sizing.compute import parameters_read_per_step, peak_flops
+from ..sizing.model import ModelFigures
+from ..sizing.plan import memory_plan
 from ..workload import Workload
 from .results import GB, ServingSpeed, Verdict, shown
 
@@ -81,7 +81,7 @@ SOURCE_RESPONSE_TIMES = "https://www.nngroup.com/articles/response-times-3-impor
 
 def language_speed(
     workload: Workload,
-    model: _Model,
+    model: ModelFigures,
     gpu: GpuSpec,
     tp: int,
     replicas: int,
@@ -89,7 +89,9 @@ def language_speed(
     ex: list[Explanation],
 ) -> ServingSpeed:
     inf = workload.inference_or_default
-    plan = _plan(workload, model)  # weights and the KV cache of every user at the full context
+    plan = memory_plan(
+        workload, model
+    )  # weights and the KV cache of every user at the full context
     users = inf.concurrent_requests
     per_replica = math.ceil(users / replicas)
     kv_per_user = plan.kv_cache / users
@@ -100,7 +102,7 @@ def language_speed(
     bandwidth = gpu.memory_bandwidth_gbs * GB * decode.value
     memory_s = step_bytes_per_gpu / bandwidth
     profile = gpu_profile(gpu)
-    peak = _peak_flops(profile, workload.precision)
+    peak = peak_flops(profile, workload.precision)
     prefill_mfu = profile.training_mfu  # prefill runs large matrix products, like training
     compute_s = 2.0 * model.active_parameters * per_replica / (tp * peak * prefill_mfu)
     step_s = max(memory_s, compute_s)

@@ -1,4 +1,4 @@
-"""The GPU monitoring plan (issue 18, point 2): what to watch on a configuration's GPUs, with
+"""The GPU monitoring plan: what to watch on a configuration's GPUs, with
 which tools, and when to raise an alert, in the customer's own numbers.
 
 The pipeline is the one the vendors document: an exporter on each server publishes the GPU

@@ -22,7 +22,7 @@ from ..build.builder import BuiltOption, Tier
 from ..build.parts import GpuSpec
 from ..i18n import Message
 from ..sizing import Explanation, size
-from ..sizing.model import _resolve_workload
+from ..sizing.model import resolve_workload
 from ..workload import Workload, validate_workload
 from ..workload.registry import ModelKind
 from .images import image_speed
@@ -51,7 +51,7 @@ def performance_for(
         if value < 1:
             raise ValueError(f"{name} must be at least 1")
     validate_workload(workload)
-    model = _resolve_workload(workload)
+    model = resolve_workload(workload)
     lines: list[Message] = []
     ex: list[Explanation] = []
     serving = images = training = None
@@ -103,11 +103,9 @@ def option_performance(
     workload: Workload, option: BuiltOption, gpus: Sequence[GpuSpec]
 ) -> Performance | None:
     """The performance of a built option, its GPU found by SKU in ``gpus`` (the catalog's);
-    None when the option has no GPU line or the catalog no longer lists it. One copy of the
-    model takes ``replica_gpus`` GPUs; the option's other GPUs hold more copies."""
-    line = next((part for part in option.parts if part.kind == "gpu"), None)
-    if line is None:
-        return None
+    None when the catalog no longer lists it. One copy of the model takes ``replica_gpus`` GPUs;
+    the option's other GPUs hold more copies."""
+    line = option.gpu_line
     gpu = next((spec for spec in gpus if spec.sku == line.sku), None)
     if gpu is None:
         return None

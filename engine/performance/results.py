@@ -72,7 +72,7 @@ class Performance:
     explanations: tuple[Explanation, ...]
     # What to watch on the option's servers run by the customer, and (``host_watches``) what
     # the host watches for them in managed hosting; None for a GPU vendor without data and in
-    # results stored before the plan (issue 18).
+    # results stored before options carried a monitoring plan.
     monitoring: MonitoringPlan | None = None
 
 

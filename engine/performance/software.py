@@ -1,4 +1,4 @@
-"""The software stack a configuration's GPUs run, line by line, each with its source (issue 18).
+"""The software stack a configuration's GPUs run, line by line, each with its source.
 
 Data, not code: per GPU architecture, the compute platform target and the first platform
 release that builds for it (``GENERATIONS``); per vendor, the stack GPUQuote recommends
@@ -29,8 +29,8 @@ from ..assumptions.gpu_models import (
 from ..build import rules
 from ..i18n import Message, gettext_noop
 
-# When the summary statements' sources were read (issue 14). The line-by-line facts below cite
-# their publishers' pages; of them, only the CUDA driver table was re-read this stop
+# When the summary statements' sources were read. The line-by-line facts below cite
+# their publishers' pages; of them, only the CUDA driver table was re-read since
 # (2026-12-04, NVIDIA's release notes): re-read the others before relying on a version.
 SEEN_ON = dt.date(2026, 12, 3)
 
@@ -204,9 +204,9 @@ class SoftwareStack:
     lines: tuple[StackLine, ...] = ()
 
 
-# The one-line summaries (issue 14): vLLM's GPU installation page (its wheels contain CUDA 12.9
-# binaries; AMD GPUs with ROCm 6.3 or above), PyTorch's "Start locally" page, and the CUDA
-# release notes (Blackwell needs CUDA 12.8 or later).
+# The one-line summaries of the stack per vendor: vLLM's GPU installation page (its wheels
+# contain CUDA 12.9 binaries; AMD GPUs with ROCm 6.3 or above), PyTorch's "Start locally" page,
+# and the CUDA release notes (Blackwell needs CUDA 12.8 or later).
 _STATEMENTS: Mapping[str, tuple[Message, tuple[str, ...]]] = MappingProxyType(
     {
         NVIDIA: (

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from ..workload import DataKind, Precision, TrainingMethod, Workload
 from .constants import BYTES_PER_TEXT_TOKEN, GB
 from .formulas import lora_adapter_parameters
-from .model import _Model
-from .plan import _Plan
+from .model import ModelFigures
+from .plan import MemoryPlan
 from .results import GpuProfile
 
 # --- Compute. ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class _Compute:
+class TrainingCompute:
     total: float
     forward: float
     backward: float
@@ -36,7 +36,7 @@ def _training_tokens(workload: Workload) -> float | None:
     return None
 
 
-def _training_compute(workload: Workload, model: _Model) -> _Compute | None:
+def training_compute(workload: Workload, model: ModelFigures) -> TrainingCompute | None:
     t = workload.training_or_default
     lora = t.method is not TrainingMethod.FULL
     if model.arch.is_transformer:
@@ -53,7 +53,7 @@ def _training_compute(workload: Workload, model: _Model) -> _Compute | None:
         else:
             forward = 2.0 * active * tokens
             backward = 4.0 * active * tokens
-        return _Compute(forward + backward, forward, backward, tokens, per_sample=False)
+        return TrainingCompute(forward + backward, forward, backward, tokens, per_sample=False)
     flops = model.forward_flops_per_sample
     data = workload.data
     if flops is None or data is None or data.items is None:
@@ -61,10 +61,10 @@ def _training_compute(workload: Workload, model: _Model) -> _Compute | None:
     samples = data.items * t.epochs
     forward = flops * samples
     backward = (1.0 if lora else 2.0) * flops * samples
-    return _Compute(forward + backward, forward, backward, samples, per_sample=True)
+    return TrainingCompute(forward + backward, forward, backward, samples, per_sample=True)
 
 
-def _peak_flops(gpu: GpuProfile, precision: Precision) -> float:
+def peak_flops(gpu: GpuProfile, precision: Precision) -> float:
     if precision is Precision.FP8 and gpu.fp8_tflops:
         return gpu.fp8_tflops * 1e12
     if precision is Precision.FP32:
@@ -73,7 +73,7 @@ def _peak_flops(gpu: GpuProfile, precision: Precision) -> float:
     return gpu.bf16_tflops * 1e12
 
 
-def parameters_read_per_step(model: _Model, tokens: int) -> float:
+def parameters_read_per_step(model: ModelFigures, tokens: int) -> float:
     """Parameters one decode step reads for ``tokens`` tokens in the batch: every active one of a
     dense model; of a mixture of experts the shared weights and the distinct experts the tokens
     touch per layer, routing assumed uniform."""
@@ -86,8 +86,13 @@ def parameters_read_per_step(model: _Model, tokens: int) -> float:
     return shared + per_expert * e * (1 - (1 - k / e) ** tokens)
 
 
-def _decode_tokens_per_second(
-    workload: Workload, model: _Model, plan: _Plan, gpu: GpuProfile, gpus: int, copies: int = 1
+def decode_tokens_per_second(
+    workload: Workload,
+    model: ModelFigures,
+    plan: MemoryPlan,
+    gpu: GpuProfile,
+    gpus: int,
+    copies: int = 1,
 ) -> tuple[float, float, float]:
     """(tokens/s, GB read per step, steps/s): roofline upper bound for ``gpus`` GPUs holding
     ``copies`` copies of the weights (each copy's weights are read on every step)."""
@@ -98,5 +103,5 @@ def _decode_tokens_per_second(
     step_bytes = read_params * bytes_per_weight * copies + plan.kv_cache
     bandwidth = gpu.memory_bandwidth_gbs * GB * gpus
     steps = bandwidth / step_bytes
-    compute_cap = _peak_flops(gpu, workload.precision) * gpus / (2.0 * model.active_parameters)
+    compute_cap = peak_flops(gpu, workload.precision) * gpus / (2.0 * model.active_parameters)
     return min(steps * requests, compute_cap), step_bytes / GB, steps

@@ -6,7 +6,7 @@ import math
 
 from ..i18n import gettext_noop, ngettext_noop
 from ..workload import Workload, validate_workload
-from .compute import _Compute, _decode_tokens_per_second, _peak_flops, _training_compute
+from .compute import TrainingCompute, decode_tokens_per_second, peak_flops, training_compute
 from .constants import (
     DEFAULT_MFU,
     FABRIC,
@@ -25,25 +25,25 @@ from .constants import (
 )
 from .explain import (
     Unexplained,
-    _explain,
-    _explain_compute,
-    _explain_fit,
-    _explain_model,
-    _r,
-    _sig,
+    explain_compute,
+    explain_fit,
+    explain_model,
+    explain_step,
+    r,
+    sig,
 )
-from .explain_memory import _explain_memory
+from .explain_memory import explain_memory
 from .fit import (
-    _check_gpus,
-    _min_gpus_detail,
+    check_gpus,
     interconnect_gbps_per_gpu,
+    min_gpus_detail,
     tensor_parallel_degrees,
 )
-from .images import _images_per_second
-from .model import _Model, _resolve_workload
-from .plan import _breakdown, _Plan, _plan
+from .images import diffusion_throughput
+from .model import ModelFigures, resolve_workload
+from .plan import MemoryPlan, breakdown, memory_plan
 from .results import Explanation, GpuProfile, Interconnect, MemoryBreakdown, Sizing
-from .system import _system_side
+from .system import system_side
 
 
 def size(
@@ -60,12 +60,12 @@ def size(
     training time (default ``DEFAULT_MFU`` for transformers, ``NON_TRANSFORMER_MFU`` otherwise).
     Memory in GB = 10^9 bytes. ``explain`` False: the same figures without the explanations
     (none is built), for callers that read only the figures."""
-    _check_gpus(gpus)
+    check_gpus(gpus)
     if gpus_per_node < 1:
         raise ValueError("gpus_per_node must be at least 1")
     validate_workload(workload)
-    model = _resolve_workload(workload)
-    plan = _plan(workload, model)
+    model = resolve_workload(workload)
+    plan = memory_plan(workload, model)
     training = workload.is_training
     t = workload.training_or_default
     ex: list[Explanation] = [] if explain else Unexplained()
@@ -75,26 +75,26 @@ def size(
     min_stage = plan.stage
     min_replica = 0  # no GPU given: one copy over all the GPUs
     if usable is not None:
-        min_n, min_stage, min_replica = _min_gpus_detail(plan, usable, model.arch)
+        min_n, min_stage, min_replica = min_gpus_detail(plan, usable, model.arch)
     if gpus is None:
         gpus = t.gpus if training else (min_n or 1)
     replica = _replica_gpus(plan, gpus, min_replica)
 
-    whole = _breakdown(plan.per_gpu(1))
-    per_gpu = _breakdown(plan.per_gpu(gpus, replica=replica))
+    whole = breakdown(plan.per_gpu(1))
+    per_gpu = breakdown(plan.per_gpu(gpus, replica=replica))
     fits = None if usable is None else per_gpu.total * GB <= usable
 
-    _explain_model(ex, workload, model)
-    _explain_memory(ex, workload, model, plan, whole, per_gpu, gpus)
+    explain_model(ex, workload, model)
+    explain_memory(ex, workload, model, plan, whole, per_gpu, gpus)
     # Inference: the GPUs of one copy share the model; training: all of them (ZeRO-3).
     model_sharded = _model_sharded(workload, plan, gpus if training else replica, min_n, min_stage)
     if gpu is not None:
-        _explain_fit(ex, workload, plan, per_gpu, gpu, gpus, min_n, min_stage, fits)
+        explain_fit(ex, workload, plan, per_gpu, gpu, gpus, min_n, min_stage, fits)
 
     # Compute and time.
-    compute = _training_compute(workload, model) if training else None
+    compute = training_compute(workload, model) if training else None
     if training:
-        _explain_compute(ex, workload, model, compute)
+        explain_compute(ex, workload, model, compute)
     if mfu is None:
         transformer_mfu = gpu.training_mfu if gpu is not None else DEFAULT_MFU
         mfu = transformer_mfu if model.arch.is_transformer else NON_TRANSFORMER_MFU
@@ -104,11 +104,11 @@ def size(
     )
     if replica > 1 and not training:
         _explain_replicas(ex, model, gpus, replica)
-    images_per_second = _images_per_second(ex, workload, model, gpu, gpus)
+    images_per_second = diffusion_throughput(ex, workload, model, gpu, gpus)
     nodes, interconnect = _nodes(ex, workload, gpus, gpus_per_node, model_sharded)
     large = _large_project(ex, model, whole)
     gpus_in_node = min(gpus, gpus_per_node)
-    ram, storage, read, cores = _system_side(
+    ram, storage, read, cores = system_side(
         ex, workload, model, whole, gpus, gpus_in_node, model_sharded, hours
     )
 
@@ -140,7 +140,7 @@ def size(
     )
 
 
-def _replica_gpus(plan: _Plan, gpus: int, smallest: int) -> int:
+def _replica_gpus(plan: MemoryPlan, gpus: int, smallest: int) -> int:
     """GPUs per model copy at ``gpus`` GPUs: the smallest copy that fits when ``gpus`` holds
     whole copies of it, else one copy over all of them (training and non-transformers: 1)."""
     if plan.training or not plan.tensor_parallel:
@@ -148,10 +148,10 @@ def _replica_gpus(plan: _Plan, gpus: int, smallest: int) -> int:
     return smallest if smallest and gpus % smallest == 0 else gpus
 
 
-def _explain_replicas(ex: list[Explanation], model: _Model, gpus: int, replica: int) -> None:
+def _explain_replicas(ex: list[Explanation], model: ModelFigures, gpus: int, replica: int) -> None:
     degree = max(d for d in tensor_parallel_degrees(model.arch) if replica % d == 0)
     stages = replica // degree
-    _explain(
+    explain_step(
         ex,
         "replicas",
         gettext_noop(
@@ -174,7 +174,7 @@ def _explain_replicas(ex: list[Explanation], model: _Model, gpus: int, replica: 
 
 
 def _model_sharded(
-    workload: Workload, plan: _Plan, gpus: int, min_n: int | None, min_stage: int
+    workload: Workload, plan: MemoryPlan, gpus: int, min_n: int | None, min_stage: int
 ) -> bool:
     """Whether several GPUs hold parts of one model copy (and so need NVLink)."""
     if workload.is_training:
@@ -188,8 +188,8 @@ def _model_sharded(
 def _training_time(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
-    compute: _Compute | None,
+    model: ModelFigures,
+    compute: TrainingCompute | None,
     gpu: GpuProfile | None,
     gpus: int,
     mfu: float,
@@ -200,11 +200,11 @@ def _training_time(
     transformer_source = gpu.training_mfu_source if gpu is not None else SOURCE_MFU
     mfu_source = transformer_source if model.arch.is_transformer else SOURCE_MFU_CNN
     if compute is not None and gpu is not None:
-        peak = _peak_flops(gpu, workload.precision)
+        peak = peak_flops(gpu, workload.precision)
         recompute = compute.forward if t.gradient_checkpointing else 0.0
         seconds_one_gpu = (compute.total + recompute) / (peak * mfu)
         hours = seconds_one_gpu / gpus / 3600
-        _explain(
+        explain_step(
             ex,
             "training_hours",
             gettext_noop(
@@ -217,16 +217,16 @@ def _training_time(
                 "%(tflops)s TFLOP/s per GPU"
             ),
             mfu_source,
-            hours=_sig(hours),
+            hours=sig(hours),
             gpus=gpus,
             gpu=gpu.name,
-            flops=_sig(compute.total + recompute),
-            mfu=_r(mfu * 100, 1),
-            tflops=_r(peak / 1e12, 1),
+            flops=sig(compute.total + recompute),
+            mfu=r(mfu * 100, 1),
+            tflops=r(peak / 1e12, 1),
         )
         if t.deadline_days is not None:
             gpus_for_deadline = math.ceil(seconds_one_gpu / (t.deadline_days * 86400))
-            _explain(
+            explain_step(
                 ex,
                 "gpus_for_deadline",
                 gettext_noop(
@@ -237,7 +237,7 @@ def _training_time(
                 n=gpus_for_deadline,
                 gpu=gpu.name,
                 days=t.deadline_days,
-                gpu_hours=_sig(seconds_one_gpu / 3600),
+                gpu_hours=sig(seconds_one_gpu / 3600),
             )
 
     return hours, gpus_for_deadline
@@ -246,8 +246,8 @@ def _training_time(
 def _decode_speed(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
-    plan: _Plan,
+    model: ModelFigures,
+    plan: MemoryPlan,
     gpu: GpuProfile | None,
     gpus: int,
     replica: int = 0,
@@ -258,10 +258,10 @@ def _decode_speed(
     tokens_per_second = gpus_for_target = None
     if not training and model.autoregressive and model.arch.is_transformer and gpu is not None:
         copies = gpus // replica if replica else 1
-        tokens_per_second, step_gb, _ = _decode_tokens_per_second(
+        tokens_per_second, step_gb, _ = decode_tokens_per_second(
             workload, model, plan, gpu, gpus, copies
         )
-        _explain(
+        explain_step(
             ex,
             "tokens_per_second",
             gettext_noop(
@@ -276,8 +276,8 @@ def _decode_speed(
                 "%(requests)s requests"
             ),
             SOURCE_DECODE,
-            tps=_r(tokens_per_second, 1),
-            step_gb=_r(step_gb, 2),
+            tps=r(tokens_per_second, 1),
+            step_gb=r(step_gb, 2),
             bandwidth=gpu.memory_bandwidth_gbs,
             gpus=gpus,
             requests=inf.concurrent_requests,
@@ -285,7 +285,7 @@ def _decode_speed(
         if inf.target_tokens_per_second is not None and tokens_per_second > 0:
             replicas = math.ceil(inf.target_tokens_per_second / tokens_per_second)
             gpus_for_target = replicas * gpus
-            _explain(
+            explain_step(
                 ex,
                 "gpus_for_target",
                 gettext_noop(
@@ -316,7 +316,7 @@ def _nodes(
     if nodes > 1:
         gbps = interconnect_gbps_per_gpu(workload, model_sharded=model_sharded)
         interconnect = Interconnect(FABRIC, gbps)
-        _explain(
+        explain_step(
             ex,
             "interconnect",
             gettext_noop(
@@ -329,7 +329,7 @@ def _nodes(
             gbps=gbps,
         )
     else:
-        _explain(
+        explain_step(
             ex,
             "nodes",
             ngettext_noop(
@@ -342,7 +342,7 @@ def _nodes(
             per_node=gpus_per_node,
         )
     if model_sharded:
-        _explain(
+        explain_step(
             ex,
             "model_sharded",
             gettext_noop(
@@ -355,9 +355,9 @@ def _nodes(
     return nodes, interconnect
 
 
-def _large_project(ex: list[Explanation], model: _Model, whole: MemoryBreakdown) -> bool:
+def _large_project(ex: list[Explanation], model: ModelFigures, whole: MemoryBreakdown) -> bool:
     large = whole.total > LARGE_PROJECT_MEMORY_GB or model.parameters >= LARGE_PROJECT_PARAMETERS
-    _explain(
+    explain_step(
         ex,
         "large_project",
         gettext_noop(
@@ -371,7 +371,7 @@ def _large_project(ex: list[Explanation], model: _Model, whole: MemoryBreakdown)
             "%(limit_b)s billion parameters"
         ),
         SOURCE_LARGE,
-        gb=_r(whole.total),
+        gb=r(whole.total),
         params=int(model.parameters),
         limit_gb=LARGE_PROJECT_MEMORY_GB,
         limit_b=LARGE_PROJECT_PARAMETERS / 1e9,

@@ -5,19 +5,19 @@ from __future__ import annotations
 from ..i18n import Message, Plural, gettext_noop
 from ..workload import TrainingMethod, Workload
 from ..workload.registry import ModelKind
-from .compute import _Compute
+from .compute import TrainingCompute
 from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
 from .formulas import lora_adapter_parameters
-from .model import SOURCE_DERIVED_SHAPE, SOURCE_SCALED_SHAPE, _Model
-from .plan import _Plan
+from .model import SOURCE_DERIVED_SHAPE, SOURCE_SCALED_SHAPE, ModelFigures
+from .plan import MemoryPlan
 from .results import Explanation, GpuProfile, MemoryBreakdown
 
 
-def _r(x: float, digits: int = 2) -> float:
+def r(x: float, digits: int = 2) -> float:
     return round(x, digits)
 
 
-def _sig(x: float) -> float:
+def sig(x: float) -> float:
     """Three significant digits, still a number (the shell formats it for the locale)."""
     return float(f"{x:.3g}")
 
@@ -30,7 +30,7 @@ class Unexplained(list[Explanation]):
         return None
 
 
-def _explain(
+def explain_step(
     out: list[Explanation],
     key: str,
     template: str | Plural,
@@ -49,10 +49,10 @@ def _explain(
     out.append(Explanation(key, message, source))
 
 
-def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> None:
+def explain_model(ex: list[Explanation], workload: Workload, model: ModelFigures) -> None:
     if model.reference is not None and model.derived_parameters is not None:
         arch = model.arch
-        _explain(
+        explain_step(
             ex,
             "model",
             gettext_noop(
@@ -82,7 +82,7 @@ def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> 
             reference=model.reference,
         )
     elif model.reference is not None:
-        _explain(
+        explain_step(
             ex,
             "model",
             gettext_noop(
@@ -99,10 +99,10 @@ def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> 
             SOURCE_SCALED_SHAPE,
             params=int(model.parameters),
             reference=model.reference,
-            scale=_sig(model.reference_scale or 1.0),
+            scale=sig(model.reference_scale or 1.0),
         )
     elif model.entry is not None:
-        _explain(
+        explain_step(
             ex,
             "model",
             gettext_noop("%(name)s: %(params)s parameters, %(active)s used per token")
@@ -115,10 +115,10 @@ def _explain_model(ex: list[Explanation], workload: Workload, model: _Model) -> 
         )
 
 
-def _explain_fit(
+def explain_fit(
     ex: list[Explanation],
     workload: Workload,
-    plan: _Plan,
+    plan: MemoryPlan,
     per_gpu: MemoryBreakdown,
     gpu: GpuProfile,
     gpus: int,
@@ -127,7 +127,7 @@ def _explain_fit(
     fits: bool | None,
 ) -> None:
     usable_gb = USABLE_MEMORY_FRACTION * gpu.memory_gb
-    _explain(
+    explain_step(
         ex,
         "fits",
         gettext_noop(
@@ -138,13 +138,13 @@ def _explain_fit(
             "%(need)s GB per GPU does not fit in %(usable)s GB usable (%(percent)s%% of %(mem)s GB)"
         ),
         "vLLM engine arguments, gpu_memory_utilization default 0.9 (docs.vllm.ai)",
-        need=_r(per_gpu.total),
-        usable=_r(usable_gb),
+        need=r(per_gpu.total),
+        usable=r(usable_gb),
         percent=int(USABLE_MEMORY_FRACTION * 100),
         mem=gpu.memory_gb,
     )
     if min_n is None:
-        _explain(
+        explain_step(
             ex,
             "min_gpus",
             gettext_noop("does not fit on %(max)s x %(gpu)s or fewer"),
@@ -153,7 +153,7 @@ def _explain_fit(
             gpu=gpu.name,
         )
     elif plan.training and min_stage == 3 and plan.stage < 3 and min_n > 1:
-        _explain(
+        explain_step(
             ex,
             "min_gpus",
             gettext_noop(
@@ -165,7 +165,7 @@ def _explain_fit(
             gpu=gpu.name,
         )
     else:
-        _explain(
+        explain_step(
             ex,
             "min_gpus",
             gettext_noop("at least %(n)s x %(gpu)s (%(mem)s GB each)"),
@@ -176,11 +176,11 @@ def _explain_fit(
         )
 
 
-def _explain_compute(
-    ex: list[Explanation], workload: Workload, model: _Model, compute: _Compute | None
+def explain_compute(
+    ex: list[Explanation], workload: Workload, model: ModelFigures, compute: TrainingCompute | None
 ) -> None:
     if compute is None:
-        _explain(
+        explain_step(
             ex,
             "training_flops",
             gettext_noop(
@@ -191,7 +191,7 @@ def _explain_compute(
         )
         return
     if compute.per_sample:
-        _explain(
+        explain_step(
             ex,
             "training_flops",
             gettext_noop(
@@ -199,15 +199,15 @@ def _explain_compute(
                 "%(fwd)s + backward %(bwd)s"
             ),
             SOURCE_FLOPS,
-            flops=_sig(compute.total),
+            flops=sig(compute.total),
             samples=int(compute.tokens or 0),
-            per_sample=_sig(compute.forward / (compute.tokens or 1)),
-            fwd=_sig(compute.forward),
-            bwd=_sig(compute.backward),
+            per_sample=sig(compute.forward / (compute.tokens or 1)),
+            fwd=sig(compute.forward),
+            bwd=sig(compute.backward),
         )
         return
     lora = workload.training_or_default.method is not TrainingMethod.FULL
-    _explain(
+    explain_step(
         ex,
         "training_flops",
         gettext_noop(
@@ -221,11 +221,11 @@ def _explain_compute(
             "token: forward %(fwd)s (2ND), backward %(bwd)s (4ND)"
         ),
         SOURCE_FLOPS,
-        flops=_sig(compute.total),
-        tokens=_sig(compute.tokens or 0),
+        flops=sig(compute.total),
+        tokens=sig(compute.tokens or 0),
         params=int(model.active_parameters),
-        fwd=_sig(compute.forward),
-        bwd=_sig(compute.backward),
+        fwd=sig(compute.forward),
+        bwd=sig(compute.backward),
         adapters=int(
             lora_adapter_parameters(
                 model.arch, workload.training_or_default.lora_rank, model.parameters

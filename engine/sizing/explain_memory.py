@@ -22,23 +22,23 @@ from .constants import (
     SOURCE_ZERO,
     WEIGHT_BYTES,
 )
-from .explain import _explain, _r
+from .explain import explain_step, r
 from .formulas import (
     activation_bytes_per_layer,
     kv_cache_bytes_per_token,
     lora_adapter_parameters,
     model_state_bytes_per_parameter,
 )
-from .model import _Model
-from .plan import _kv_precision, _kv_tokens, _Plan
+from .model import ModelFigures
+from .plan import MemoryPlan, kv_precision, kv_tokens
 from .results import Explanation, MemoryBreakdown
 
 
-def _explain_memory(
+def explain_memory(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
-    plan: _Plan,
+    model: ModelFigures,
+    plan: MemoryPlan,
     whole: MemoryBreakdown,
     per_gpu: MemoryBreakdown,
     gpus: int,
@@ -53,7 +53,7 @@ def _explain_memory(
 
 
 def _explain_weights(
-    ex: list[Explanation], workload: Workload, model: _Model, whole: MemoryBreakdown
+    ex: list[Explanation], workload: Workload, model: ModelFigures, whole: MemoryBreakdown
 ) -> float:
     """Explain the weights; return the number of trained parameters."""
     precision = workload.precision
@@ -63,7 +63,7 @@ def _explain_weights(
     if training and t.method is not TrainingMethod.FULL:
         adapters = lora_adapter_parameters(arch, t.lora_rank, model.parameters)
         base_precision = Precision.INT4 if t.method is TrainingMethod.QLORA else precision
-        _explain(
+        explain_step(
             ex,
             "memory.weights",
             gettext_noop(
@@ -72,10 +72,10 @@ def _explain_weights(
                 "on every attention and MLP projection"
             ),
             SOURCE_QUANT if base_precision is Precision.INT4 else SOURCE_LORA,
-            gb=_r(whole.weights),
+            gb=r(whole.weights),
             params=int(model.parameters),
             precision="NF4" if t.method is TrainingMethod.QLORA else precision.value,
-            bytes=_r(WEIGHT_BYTES[base_precision], 4),
+            bytes=r(WEIGHT_BYTES[base_precision], 4),
             adapters=int(adapters),
             rank=t.lora_rank,
         )
@@ -96,18 +96,18 @@ def _explain_weights(
             template = gettext_noop(
                 "%(gb)s GB: %(params)s parameters at %(precision)s (%(bytes)s bytes each)"
             )
-        _explain(
+        explain_step(
             ex,
             "memory.weights",
             template,
             SOURCE_ZERO if training else SOURCE_QUANT,
-            gb=_r(whole.weights),
+            gb=r(whole.weights),
             params=int(model.parameters),
             precision=precision.value,
             bytes=(
                 model_state_bytes_per_parameter(precision, t.optimizer)[0]
                 if training
-                else _r(WEIGHT_BYTES[precision], 4)
+                else r(WEIGHT_BYTES[precision], 4)
             ),
             frozen=int(model.frozen_parameters),
         )
@@ -122,16 +122,16 @@ def _explain_model_states(
     _, g, o = model_state_bytes_per_parameter(
         Precision.FP32 if precision is Precision.FP32 else Precision.BF16, t.optimizer
     )
-    _explain(
+    explain_step(
         ex,
         "memory.gradients",
         gettext_noop("%(gb)s GB: %(bytes)s bytes per trained parameter (%(trained)s trained)"),
         SOURCE_ZERO,
-        gb=_r(whole.gradients),
+        gb=r(whole.gradients),
         bytes=g,
         trained=int(trained),
     )
-    _explain(
+    explain_step(
         ex,
         "memory.optimizer_states",
         gettext_noop(
@@ -139,7 +139,7 @@ def _explain_model_states(
             "(fp32 master weights included in mixed precision)"
         ),
         SOURCE_8BIT if t.optimizer is Optimizer.ADAMW_8BIT else SOURCE_ZERO,
-        gb=_r(whole.optimizer_states),
+        gb=r(whole.optimizer_states),
         optimizer=t.optimizer.value,
         bytes=o,
     )
@@ -148,8 +148,8 @@ def _explain_model_states(
 def _explain_training_activations(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
-    plan: _Plan,
+    model: ModelFigures,
+    plan: MemoryPlan,
     whole: MemoryBreakdown,
     gpus: int,
 ) -> None:
@@ -165,7 +165,7 @@ def _explain_training_activations(
             experts_per_token=arch.experts_per_token or 1,
             attention_scores=not t.flash_attention,
         )
-        _explain(
+        explain_step(
             ex,
             "memory.activations",
             gettext_noop(
@@ -181,15 +181,15 @@ def _explain_training_activations(
                 "terms; %(per_gpu)s sequences per GPU"
             ),
             SOURCE_ACTIVATIONS,
-            gb=_r(whole.activations),
+            gb=r(whole.activations),
             batch=t.batch_size,
             tokens=t.sequence_length,
-            per_layer_mb=_r(per_layer / MB, 1),
+            per_layer_mb=r(per_layer / MB, 1),
             layers=arch.layers,
             per_gpu=math.ceil(t.batch_size / gpus),
         )
     else:
-        _explain(
+        explain_step(
             ex,
             "memory.activations",
             gettext_noop(
@@ -201,27 +201,31 @@ def _explain_training_activations(
                 "%(gb)s GB: %(per_sample_mb)s MB per sample x %(batch)s samples (registry estimate)"
             ),
             SOURCE_RECOMPUTE_CNN if t.gradient_checkpointing else SOURCE_NON_TRANSFORMER,
-            gb=_r(whole.activations),
-            per_sample_mb=_r(plan.activation_per_sample / MB, 1),
+            gb=r(whole.activations),
+            per_sample_mb=r(plan.activation_per_sample / MB, 1),
             batch=t.batch_size,
         )
 
 
 def _explain_inference_memory(
-    ex: list[Explanation], workload: Workload, model: _Model, plan: _Plan, whole: MemoryBreakdown
+    ex: list[Explanation],
+    workload: Workload,
+    model: ModelFigures,
+    plan: MemoryPlan,
+    whole: MemoryBreakdown,
 ) -> None:
     arch = model.arch
     inf = workload.inference_or_default
-    _explain(
+    explain_step(
         ex,
         "memory.gradients",
         gettext_noop("no gradients or optimizer states at inference"),
         SOURCE_ZERO,
     )
     if plan.kv_cache:
-        per_token = kv_cache_bytes_per_token(arch, _kv_precision(workload))
-        tokens = _kv_tokens(arch, inf.sequence_length)
-        _explain(
+        per_token = kv_cache_bytes_per_token(arch, kv_precision(workload))
+        tokens = kv_tokens(arch, inf.sequence_length)
+        explain_step(
             ex,
             "memory.kv_cache",
             gettext_noop(
@@ -236,23 +240,23 @@ def _explain_inference_memory(
                 "%(requests)s requests"
             ),
             SOURCE_KV,
-            gb=_r(whole.kv_cache),
+            gb=r(whole.kv_cache),
             layers=arch.layers,
             kv_heads=arch.resolved_kv_heads,
             head_dim=arch.resolved_head_dim,
-            bytes=KV_BYTES[_kv_precision(workload)],
+            bytes=KV_BYTES[kv_precision(workload)],
             per_token=int(per_token),
             tokens=tokens,
             requests=inf.concurrent_requests,
         )
     else:
-        _explain(
+        explain_step(
             ex,
             "memory.kv_cache",
             gettext_noop("no KV cache: this model does not generate token by token"),
             SOURCE_KV,
         )
-    _explain(
+    explain_step(
         ex,
         "memory.activations",
         gettext_noop(
@@ -260,7 +264,7 @@ def _explain_inference_memory(
             "generative models is in the overhead)"
         ),
         SOURCE_NON_TRANSFORMER if not arch.is_transformer else SOURCE_ACTIVATIONS,
-        gb=_r(whole.activations),
+        gb=r(whole.activations),
         requests=inf.concurrent_requests,
     )
 
@@ -268,13 +272,13 @@ def _explain_inference_memory(
 def _explain_totals(
     ex: list[Explanation],
     workload: Workload,
-    plan: _Plan,
+    plan: MemoryPlan,
     whole: MemoryBreakdown,
     per_gpu: MemoryBreakdown,
     gpus: int,
 ) -> None:
     training = workload.is_training
-    _explain(
+    explain_step(
         ex,
         "memory.overhead",
         gettext_noop(
@@ -282,11 +286,11 @@ def _explain_totals(
             "framework workspace"
         ),
         SOURCE_OVERHEAD,
-        gb=_r(per_gpu.overhead),
+        gb=r(per_gpu.overhead),
         fixed=CUDA_CONTEXT_GB,
         percent=int(RUNTIME_OVERHEAD_FRACTION * 100),
     )
-    _explain(
+    explain_step(
         ex,
         "memory.total",
         gettext_noop(
@@ -294,7 +298,7 @@ def _explain_totals(
             "whole batch"
         ),
         SOURCE_ZERO if training else SOURCE_KV,
-        gb=_r(whole.total),
+        gb=r(whole.total),
     )
     if training:
         templates = {
@@ -338,12 +342,12 @@ def _explain_totals(
             "%(gb)s GB per GPU on %(gpus)s GPUs: each GPU runs a whole copy on its share of the "
             "requests",
         )
-    _explain(
+    explain_step(
         ex,
         "memory_per_gpu.total",
         template,
         SOURCE_ZERO,
         counted_by="gpus",
-        gb=_r(per_gpu.total),
+        gb=r(per_gpu.total),
         gpus=gpus,
     )

@@ -17,8 +17,8 @@ from .constants import (
     USABLE_MEMORY_FRACTION,
 )
 from .formulas import kv_cache_bytes_per_token
-from .model import _Model, _resolve_workload
-from .plan import _kv_precision, _kv_tokens, _Plan, _plan
+from .model import ModelFigures, resolve_workload
+from .plan import MemoryPlan, kv_precision, kv_tokens, memory_plan
 from .results import GpuProfile
 
 # --- Minimum GPUs. ----------------------------------------------------------------------------
@@ -63,13 +63,13 @@ def replica_sizes(arch: Architecture) -> Iterator[int]:
         stages += 1
 
 
-def _copies_total(plan: _Plan, replica: int) -> Callable[[int], float]:
+def _copies_total(plan: MemoryPlan, replica: int) -> Callable[[int], float]:
     """Bytes per GPU with ``n`` copies of ``replica`` GPUs each."""
     return lambda copies: plan.total_per_gpu(replica * copies, replica=replica)
 
 
 def _inference_layout(
-    plan: _Plan, arch: Architecture, usable_bytes: float
+    plan: MemoryPlan, arch: Architecture, usable_bytes: float
 ) -> tuple[int | None, int]:
     """(GPU count, GPUs per model copy) of the fewest GPUs that serve the requests: copies of
     the weights split at a valid tensor-parallel degree, the requests' KV cache shared by all
@@ -90,8 +90,8 @@ def _inference_layout(
     return best if best is not None else (None, 1)
 
 
-def _min_gpus_detail(
-    plan: _Plan, usable_bytes: float, arch: Architecture
+def min_gpus_detail(
+    plan: MemoryPlan, usable_bytes: float, arch: Architecture
 ) -> tuple[int | None, int, int]:
     """(GPU count, ZeRO stage it assumes, GPUs per model copy: 1 in training). Training is
     sized with its own sharding unless ZeRO-3 (fully sharded) needs fewer GPUs, e.g. when
@@ -126,9 +126,9 @@ def min_gpus(
     Training that does not fit on one GPU with its own ``sharding`` (e.g. none) is sized with
     ZeRO-3 whenever that needs fewer GPUs; the explanation of ``size()`` says so."""
     validate_workload(workload)
-    model = _resolve_workload(workload)
-    plan = _plan(workload, model)
-    return _min_gpus_detail(plan, usable_fraction * gpu_memory_gb * GB, model.arch)[0]
+    model = resolve_workload(workload)
+    plan = memory_plan(workload, model)
+    return min_gpus_detail(plan, usable_fraction * gpu_memory_gb * GB, model.arch)[0]
 
 
 # --- Reverse questions. -----------------------------------------------------------------------
@@ -150,7 +150,7 @@ def _largest_fitting(fits: Callable[[int], bool], high: int) -> int:
     return low
 
 
-def _check_gpus(gpus: int | None) -> None:
+def check_gpus(gpus: int | None) -> None:
     """The GPU count argument of the public functions, held to the workload's GPU range."""
     low, high = LIMITS["training.gpus"]
     if gpus is not None and not low <= gpus <= high:
@@ -169,14 +169,14 @@ def _check_gpus(gpus: int | None) -> None:
         )
 
 
-def _inference_model(workload: Workload, gpus: int) -> _Model:
-    _check_gpus(gpus)
+def _inference_model(workload: Workload, gpus: int) -> ModelFigures:
+    check_gpus(gpus)
     validate_workload(workload)
     if workload.is_training:
         raise WorkloadError(
             {"task": [Message(gettext_noop("this question is about inference workloads"))]}
         )
-    return _resolve_workload(workload)
+    return resolve_workload(workload)
 
 
 def max_context_length(workload: Workload, *, gpu: GpuProfile, gpus: int = 1) -> int:
@@ -191,12 +191,12 @@ def max_context_length(workload: Workload, *, gpu: GpuProfile, gpus: int = 1) ->
     usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB
     inf = workload.inference_or_default
     cap = model.arch.context_length or int(LIMITS["inference.sequence_length"][1])
-    base = _plan(workload, model)
-    per_token = kv_cache_bytes_per_token(model.arch, _kv_precision(workload))
+    base = memory_plan(workload, model)
+    per_token = kv_cache_bytes_per_token(model.arch, kv_precision(workload))
 
     def fits(tokens: int) -> bool:
-        kv = per_token * _kv_tokens(model.arch, tokens) * inf.concurrent_requests
-        plan = _Plan(False, base.weights, 0.0, 0.0, 0.0, inf.concurrent_requests, kv, 0, True)
+        kv = per_token * kv_tokens(model.arch, tokens) * inf.concurrent_requests
+        plan = MemoryPlan(False, base.weights, 0.0, 0.0, 0.0, inf.concurrent_requests, kv, 0, True)
         return plan.total_per_gpu(gpus) <= usable
 
     return _largest_fitting(fits, cap)
@@ -207,12 +207,12 @@ def max_concurrent_requests(workload: Workload, *, gpu: GpuProfile, gpus: int = 
     ``gpu``; 0 when not even one fits."""
     model = _inference_model(workload, gpus)
     usable = USABLE_MEMORY_FRACTION * gpu.memory_gb * GB
-    base = _plan(workload, model)
+    base = memory_plan(workload, model)
     inf = workload.inference_or_default
     kv_per_request = base.kv_cache / inf.concurrent_requests
 
     def fits(requests: int) -> bool:
-        plan = _Plan(
+        plan = MemoryPlan(
             False,
             base.weights,
             0.0,

@@ -27,7 +27,7 @@ def model_state_bytes_per_parameter(
 
 
 # ZeRO stage per sharding choice.
-_STAGE = MappingProxyType(
+STAGE = MappingProxyType(
     {Sharding.NONE: 0, Sharding.ZERO1: 1, Sharding.ZERO2: 2, Sharding.ZERO3: 3}
 )
 
@@ -39,7 +39,7 @@ def zero_model_state_bytes_per_gpu(
     baseline (2 + 2 + K) x params; stage 1 divides the K bytes by the GPU count, stage 2 also
     the gradients, stage 3 also the weights."""
     weights, grads, states = 2.0 * parameters, 2.0 * parameters, k * parameters
-    stage = _STAGE[sharding]
+    stage = STAGE[sharding]
     return (
         (weights / gpus if stage >= 3 else weights)
         + (grads / gpus if stage >= 2 else grads)

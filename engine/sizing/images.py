@@ -9,10 +9,10 @@ from __future__ import annotations
 from ..i18n import gettext_noop
 from ..workload import Workload
 from ..workload.registry import ModelKind
-from .compute import _peak_flops
+from .compute import peak_flops
 from .constants import NON_TRANSFORMER_MFU
-from .explain import _explain, _r, _sig
-from .model import _Model
+from .explain import explain_step, r, sig
+from .model import ModelFigures
 from .results import Explanation, GpuProfile
 
 # Denoiser evaluations per generated image: the diffusers Stable Diffusion XL pipeline runs 50
@@ -40,10 +40,10 @@ SOURCE_IMAGES_VISION = (
 )
 
 
-def _images_per_second(
+def diffusion_throughput(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
+    model: ModelFigures,
     gpu: GpuProfile | None,
     gpus: int,
 ) -> float | None:
@@ -63,10 +63,10 @@ def _images_per_second(
     passes = DIFFUSION_STEPS * DIFFUSION_GUIDANCE_PASSES if diffusion else 1
     mfu = DIFFUSION_MFU if diffusion else NON_TRANSFORMER_MFU
     flops_per_image = model.forward_flops_per_sample * passes
-    peak = _peak_flops(gpu, workload.precision)
+    peak = peak_flops(gpu, workload.precision)
     images = peak * mfu * gpus / flops_per_image
     if diffusion:
-        _explain(
+        explain_step(
             ex,
             "images_per_second",
             gettext_noop(
@@ -75,17 +75,17 @@ def _images_per_second(
                 "%(flops)s FLOPs, at %(mfu)s%% of %(tflops)s TFLOP/s per GPU"
             ),
             f"{SOURCE_DIFFUSION_STEPS}; {SOURCE_DIFFUSION_MFU}",
-            images=_sig(images),
+            images=sig(images),
             gpus=gpus,
             gpu=gpu.name,
             steps=DIFFUSION_STEPS,
             passes=DIFFUSION_GUIDANCE_PASSES,
-            flops=_sig(model.forward_flops_per_sample),
-            mfu=_r(mfu * 100, 1),
-            tflops=_r(peak / 1e12, 1),
+            flops=sig(model.forward_flops_per_sample),
+            mfu=r(mfu * 100, 1),
+            tflops=r(peak / 1e12, 1),
         )
     else:
-        _explain(
+        explain_step(
             ex,
             "images_per_second",
             gettext_noop(
@@ -93,18 +93,18 @@ def _images_per_second(
                 "%(mfu)s%% of %(tflops)s TFLOP/s per GPU"
             ),
             SOURCE_IMAGES_VISION,
-            images=_sig(images),
+            images=sig(images),
             gpus=gpus,
             gpu=gpu.name,
-            flops=_sig(model.forward_flops_per_sample),
-            mfu=_r(mfu * 100, 1),
-            tflops=_r(peak / 1e12, 1),
+            flops=sig(model.forward_flops_per_sample),
+            mfu=r(mfu * 100, 1),
+            tflops=r(peak / 1e12, 1),
         )
     return images
 
 
 def images_per_second(
-    workload: Workload, model: _Model, gpu: GpuProfile, gpus: int
+    workload: Workload, model: ModelFigures, gpu: GpuProfile, gpus: int
 ) -> float | None:
-    """``_images_per_second`` without its explanation (for the options' performance)."""
-    return _images_per_second([], workload, model, gpu, gpus)
+    """``diffusion_throughput`` without its explanation (for the options' performance)."""
+    return diffusion_throughput([], workload, model, gpu, gpus)

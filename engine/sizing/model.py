@@ -69,7 +69,7 @@ _PER_IMAGE_KINDS = frozenset({ModelKind.DIFFUSION, ModelKind.VISION})
 
 
 @dataclass(frozen=True, slots=True)
-class _Model:
+class ModelFigures:
     name: str
     parameters: float
     active_parameters: float
@@ -102,20 +102,20 @@ class DerivedShape:
     references: tuple[str, ...]
 
 
-def _resolve_workload(workload: Workload) -> _Model:
-    """The model a (validated) workload names; see ``_resolve``."""
-    return _resolve(
+def resolve_workload(workload: Workload) -> ModelFigures:
+    """The model a (validated) workload names; see ``resolve``."""
+    return resolve(
         workload.model, workload.parameters_billions, workload.architecture, workload.model_kind
     )
 
 
 @lru_cache(maxsize=512)
-def _resolve(
+def resolve(
     model_id: str | None,
     parameters_billions: float | None,
     override: Architecture | None,
     kind: ModelKind | None = None,
-) -> _Model:
+) -> ModelFigures:
     """The model a workload names (validated before): registry entry with the architecture
     override applied, or a custom size of ``kind`` (default: decoder) whose shape is given,
     derived from the registry's models of that kind, or for diffusion and vision scaled from
@@ -175,11 +175,11 @@ def _model(
     inference_activation: float | None = None,
     flops: float | None = None,
     scale: float | None = None,
-) -> _Model:
+) -> ModelFigures:
     embedding = 0.0
     if arch.vocab_size and arch.hidden_size:
         embedding = arch.vocab_size * arch.hidden_size * (1 if arch.tie_word_embeddings else 2)
-    return _Model(
+    return ModelFigures(
         name=name,
         parameters=parameters,
         active_parameters=active,
@@ -427,7 +427,7 @@ def encoder_parameter_count(arch: Architecture) -> int:
 # --- Diffusion and vision: per-image figures scaled from the closest registry model. -------------
 
 
-def _scaled_per_image_model(parameters: float, kind: ModelKind) -> _Model:
+def _scaled_per_image_model(parameters: float, kind: ModelKind) -> ModelFigures:
     ref = _closest(parameters, kind)
     scale = parameters / ref.parameters
 
@@ -478,7 +478,7 @@ def _moe_active(parameters: float, arch: Architecture) -> float:
     return parameters - experts_total * (e - k) / e
 
 
-def _weight_bytes(model: _Model, precision: Precision, parameters: float) -> float:
+def weight_bytes(model: ModelFigures, precision: Precision, parameters: float) -> float:
     """Bytes of ``parameters`` weights at ``precision``; below 16 bits the input embedding and
     output head stay 16-bit (bitsandbytes, GPTQ and AWQ do not quantise them)."""
     per = WEIGHT_BYTES[precision]

@@ -9,20 +9,20 @@ from ..workload import Precision, TrainingMethod, Workload
 from ..workload.registry import Architecture
 from .constants import CUDA_CONTEXT_GB, GB, RUNTIME_OVERHEAD_FRACTION
 from .formulas import (
-    _STAGE,
+    STAGE,
     activation_bytes_per_layer,
     kv_cache_bytes_per_token,
     lora_adapter_parameters,
     model_state_bytes_per_parameter,
 )
-from .model import _Model, _weight_bytes
+from .model import ModelFigures, weight_bytes
 from .results import MemoryBreakdown
 
 # --- The plan: everything that does not depend on the GPU count, computed once per call. -------
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class MemoryPlan:
     training: bool
     weights: float  # bytes, whole job
     gradients: float
@@ -99,12 +99,12 @@ def _transformer_training_activation_per_sequence(
     return total * _activation_precision_factor(precision)
 
 
-def _plan(workload: Workload, model: _Model) -> _Plan:
+def memory_plan(workload: Workload, model: ModelFigures) -> MemoryPlan:
     arch, precision = model.arch, workload.precision
     if workload.is_training:
         t = workload.training_or_default
         trained = model.parameters - model.frozen_parameters
-        frozen_bytes = _weight_bytes(model, precision, model.frozen_parameters)
+        frozen_bytes = weight_bytes(model, precision, model.frozen_parameters)
         if t.method is TrainingMethod.FULL:
             w, g, o = model_state_bytes_per_parameter(precision, t.optimizer)
             weights, grads, states = trained * w + frozen_bytes, trained * g, trained * o
@@ -113,7 +113,7 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
             base_precision = Precision.INT4 if t.method is TrainingMethod.QLORA else precision
             adapter_precision = Precision.FP32 if precision is Precision.FP32 else Precision.BF16
             w, g, o = model_state_bytes_per_parameter(adapter_precision, t.optimizer)
-            base = _weight_bytes(model, base_precision, model.parameters)
+            base = weight_bytes(model, base_precision, model.parameters)
             weights, grads, states = base + adapters * w, adapters * g, adapters * o
         if arch.is_transformer:
             per_sample = _transformer_training_activation_per_sequence(
@@ -124,7 +124,7 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
             per_sample = (elements or 0) * 2.0 * _activation_precision_factor(precision)
             if t.gradient_checkpointing and arch.layers:
                 per_sample *= min(1.0, 2.0 / math.sqrt(arch.layers))
-        return _Plan(
+        return MemoryPlan(
             training=True,
             weights=weights,
             gradients=grads,
@@ -132,16 +132,16 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
             activation_per_sample=per_sample,
             batch=t.batch_size,
             kv_cache=0.0,
-            stage=_STAGE[t.sharding],
+            stage=STAGE[t.sharding],
             tensor_parallel=False,
         )
     inf = workload.inference_or_default
-    weights = _weight_bytes(model, precision, model.parameters)
+    weights = weight_bytes(model, precision, model.parameters)
     kv = 0.0
     per_request = 0.0
     if model.autoregressive and arch.is_transformer:
-        tokens = _kv_tokens(arch, inf.sequence_length)
-        kv = kv_cache_bytes_per_token(arch, _kv_precision(workload)) * tokens
+        tokens = kv_tokens(arch, inf.sequence_length)
+        kv = kv_cache_bytes_per_token(arch, kv_precision(workload)) * tokens
         kv *= inf.concurrent_requests
     elif arch.is_transformer:
         # Encoders keep no cache; one layer's activations are live at a time.
@@ -151,7 +151,7 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
     elif model.inference_activation_elements_per_sample is not None:
         elements = model.inference_activation_elements_per_sample
         per_request = elements * 2.0 * _activation_precision_factor(precision)
-    return _Plan(
+    return MemoryPlan(
         training=False,
         weights=weights,
         gradients=0.0,
@@ -164,17 +164,17 @@ def _plan(workload: Workload, model: _Model) -> _Plan:
     )
 
 
-def _kv_tokens(arch: Architecture, sequence_length: int) -> int:
+def kv_tokens(arch: Architecture, sequence_length: int) -> int:
     if arch.sliding_window:
         return min(sequence_length, arch.sliding_window)
     return sequence_length
 
 
-def _kv_precision(workload: Workload) -> Precision:
+def kv_precision(workload: Workload) -> Precision:
     return workload.inference_or_default.kv_cache_precision or workload.precision
 
 
-def _breakdown(parts: tuple[float, ...]) -> MemoryBreakdown:
+def breakdown(parts: tuple[float, ...]) -> MemoryBreakdown:
     """GB figures of one device's (weights, gradients, optimizer, activations, kv) bytes."""
     base = sum(parts)
     overhead = CUDA_CONTEXT_GB * GB + RUNTIME_OVERHEAD_FRACTION * base

@@ -20,16 +20,16 @@ from .constants import (
     SYSTEM_BASE_RAM_GB,
     TYPICAL_ITEM_BYTES,
 )
-from .explain import _explain, _r
+from .explain import explain_step, r
 from .formulas import lora_adapter_parameters
-from .model import _Model
+from .model import ModelFigures
 from .results import Explanation, MemoryBreakdown
 
 
-def _system_side(
+def system_side(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
+    model: ModelFigures,
     whole: MemoryBreakdown,
     gpus: int,
     gpus_in_node: int,
@@ -62,7 +62,7 @@ def dataset_gb(workload: Workload) -> float:
 def _storage_gb(
     ex: list[Explanation],
     workload: Workload,
-    model: _Model,
+    model: ModelFigures,
     whole: MemoryBreakdown,
     dataset_gb: float,
     weights16_gb: float,
@@ -78,7 +78,7 @@ def _storage_gb(
             checkpoint_gb = adapters * 2.0 / GB + whole.optimizer_states
         base_gb = weights16_gb if workload.task is Task.FINE_TUNING else 0.0
         storage = dataset_gb + base_gb + KEEP_CHECKPOINTS * checkpoint_gb
-        _explain(
+        explain_step(
             ex,
             "storage_gb",
             gettext_noop(
@@ -86,22 +86,22 @@ def _storage_gb(
                 "checkpoints of %(ckpt_gb)s GB (weights + optimizer states)"
             ),
             SOURCE_ZERO,
-            gb=_r(storage),
-            data_gb=_r(dataset_gb),
-            base_gb=_r(base_gb),
+            gb=r(storage),
+            data_gb=r(dataset_gb),
+            base_gb=r(base_gb),
             keep=KEEP_CHECKPOINTS,
-            ckpt_gb=_r(checkpoint_gb),
+            ckpt_gb=r(checkpoint_gb),
         )
     else:
         storage = dataset_gb + whole.weights
-        _explain(
+        explain_step(
             ex,
             "storage_gb",
             gettext_noop("%(gb)s GB: model files %(model_gb)s GB + data %(data_gb)s GB"),
             SOURCE_QUANT,
-            gb=_r(storage),
-            model_gb=_r(whole.weights),
-            data_gb=_r(dataset_gb),
+            gb=r(storage),
+            model_gb=r(whole.weights),
+            data_gb=r(dataset_gb),
         )
 
     return storage
@@ -124,7 +124,7 @@ def _read_mbs(
         read = max(read, dataset_gb * GB * t.epochs / (hours * 3600) / MB)
     if not training:
         read = max(read, whole.weights * GB / MODEL_LOAD_SECONDS / MB)
-    _explain(
+    explain_step(
         ex,
         "storage_read_mbs",
         gettext_noop(
@@ -137,7 +137,7 @@ def _read_mbs(
             "%(mbs)s MB/s: no data set given; at inference, loading the weights within %(load_s)s s"
         ),
         SOURCE_READ,
-        mbs=_r(read, 0),
+        mbs=r(read, 0),
         per_gpu=READ_MBS_PER_GPU[kind] if kind is not None else 0,
         kind=kind.value if kind is not None else "",
         gpus=gpus,
@@ -151,7 +151,7 @@ def _cpu_cores(ex: list[Explanation], kind: DataKind | None, gpus_in_node: int) 
     # CPU cores per node.
     per_gpu_cores = CPU_CORES_PER_GPU + (DATA_CORES_PER_GPU[kind] if kind is not None else 0)
     cores = per_gpu_cores * gpus_in_node
-    _explain(
+    explain_step(
         ex,
         "cpu_cores",
         gettext_noop(
@@ -184,7 +184,7 @@ def _system_ram_gb(
     weights_share_gb = weights16_gb * min(1.0, gpus_in_node / group)
     loader = DATA_RAM_GB_PER_GPU[kind] if kind is not None else 0.0
     ram = SYSTEM_BASE_RAM_GB + gpus_in_node * (PROCESS_RAM_GB_PER_GPU + loader) + weights_share_gb
-    _explain(
+    explain_step(
         ex,
         "system_ram_gb",
         gettext_noop(
@@ -193,11 +193,11 @@ def _system_ram_gb(
             "weights for loading and checkpoints"
         ),
         "Stated rule (GPUQuote sizing); the builder also applies RAM >= 2 x VRAM",
-        gb=_r(ram, 1),
+        gb=r(ram, 1),
         base=SYSTEM_BASE_RAM_GB,
         gpus=gpus_in_node,
         process=PROCESS_RAM_GB_PER_GPU,
         loader=loader,
-        weights=_r(weights_share_gb, 1),
+        weights=r(weights_share_gb, 1),
     )
     return ram

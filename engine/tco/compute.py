@@ -8,18 +8,25 @@ from decimal import Decimal
 from ..assumptions import RATE_CURRENCIES, Assumption
 from ..i18n import Message, gettext_noop
 from .hosting import FeeBasis, ManagedOffer
-from .inputs import _HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR, TcoInput, Way, _msg
+from .inputs import (
+    DECIMAL_HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    MONTHS_PER_YEAR,
+    TcoInput,
+    Way,
+    make_message,
+)
 from .market import MarketPosition
-from .model import _it_kw, _plan, _values
+from .model import cost_plan, it_kw, tco_values
 from .options import (
-    _INCLUDES,
-    _MANAGED_WITHOUT_POWER,
-    _book_values,
-    _break_evens,
-    _option_cost,
+    INCLUDES,
+    MANAGED_WITHOUT_POWER,
+    break_evens,
+    option_cost,
+    residual_book_values,
 )
 from .results import OptionCost, TcoResult
-from .sensitivity import _sensitivity
+from .sensitivity import sensitivity_table
 
 
 def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
@@ -27,23 +34,23 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
     config = inp.configuration
     assumptions = inp.assumptions.for_gpu_model(config.gpu_model)
     currency = assumptions.currency
-    v = _values(inp, assumptions)
+    v = tco_values(inp, assumptions)
     months = inp.horizon_years * MONTHS_PER_YEAR
-    plan = _plan(v, inp.utilization, months, v.electricity)
-    gpu_hours_used = v.gpus * _HOURS_PER_MONTH * months * inp.utilization
+    plan = cost_plan(v, inp.utilization, months, v.electricity)
+    gpu_hours_used = v.gpus * DECIMAL_HOURS_PER_MONTH * months * inp.utilization
 
     costs: dict[Way, OptionCost] = {}
     for option, lines in plan.items():
-        includes = _INCLUDES[option]
+        includes = INCLUDES[option]
         if option is Way.MANAGED and not v.power_included:
-            includes = _MANAGED_WITHOUT_POWER
-        costs[option] = _option_cost(
+            includes = MANAGED_WITHOUT_POWER
+        costs[option] = option_cost(
             option, lines, months, currency, gpu_hours_used, v.discount_rate, Message(includes)
         )
     order = list(Way)
     cheapest = min(costs, key=lambda option: (costs[option].total.amount, order.index(option)))
 
-    it_kwh_year = _it_kw(v, inp.utilization) * HOURS_PER_YEAR
+    it_kwh_year = it_kw(v, inp.utilization) * HOURS_PER_YEAR
     facility_kwh_year = it_kwh_year * v.pue
 
     explanations = [
@@ -64,7 +71,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
                 )
             )
             if inp.always_on
-            else _msg(
+            else make_message(
                 gettext_noop(
                     "Cloud GPUs are billed for the hours they run: %(percent)s %% of the time, "
                     "the utilisation given."
@@ -73,7 +80,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
             )
         )
     explanations.append(
-        _msg(
+        make_message(
             gettext_noop(
                 "Colocation rent is paid on the %(kw)s kW provisioned for the servers' supplies; "
                 "energy on their measured draw (%(draw)s kW at full load)."
@@ -86,7 +93,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
     tier = inp.service_tier
     if tier is not None and Way.MANAGED in costs and not tier.monthly.amount:
         explanations.append(
-            _msg(
+            make_message(
                 gettext_noop(
                     "Managed hosting includes the %(tier)s service tier at no extra cost."
                 ),
@@ -95,7 +102,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         )
     elif tier is not None and Way.MANAGED in costs:
         explanations.append(
-            _msg(
+            make_message(
                 gettext_noop(
                     "Managed hosting with the %(tier)s service tier: %(price)s %(currency)s per "
                     "server and month on top of the hosting fee, the managed option's support "
@@ -108,7 +115,7 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         )
     if Way.CLOUD not in costs:
         explanations.append(
-            _msg(
+            make_message(
                 gettext_noop(
                     "No dated cloud price is known for %(gpu)s; set cloud_price_per_gpu_hour "
                     "to compare."
@@ -125,13 +132,13 @@ def compute_tco(inp: TcoInput, *, with_sensitivity: bool = True) -> TcoResult:
         managed=costs.get(Way.MANAGED),
         cloud=costs.get(Way.CLOUD),
         cloud_reserved=costs.get(Way.CLOUD_RESERVED),
-        break_even_month=_break_evens(plan, months),
+        break_even_month=break_evens(plan, months),
         cheapest=cheapest,
-        sensitivity=_sensitivity(v, inp) if with_sensitivity else (),
+        sensitivity=sensitivity_table(v, inp) if with_sensitivity else (),
         it_energy_kwh_per_year=it_kwh_year,
         facility_energy_kwh_per_year=facility_kwh_year,
         co2e_kg_per_year=facility_kwh_year * v.grid_carbon,
-        book_values=_book_values(
+        book_values=residual_book_values(
             v,
             inp.horizon_years,
             assumptions.value("depreciation_years"),
@@ -179,7 +186,7 @@ def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
             "contract (%(per_gpu)s %(currency)s per GPU): the host's cost (the hardware paid "
             "back over the contract, power, space, operations staff, support) plus its margin."
         )
-    found = [_msg(template, **params)]
+    found = [make_message(template, **params)]
     band = offer.band
     if band is not None and term.market is not MarketPosition.UNKNOWN:
         where = {
@@ -200,7 +207,7 @@ def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
             ),
         }[term.market]
         found.append(
-            _msg(
+            make_message(
                 where,
                 klass=band.name,
                 low=band.low.amount.quantize(whole),
@@ -228,7 +235,7 @@ def _shown(
     currency: str,
 ) -> tuple[Assumption, ...]:
     """The assumptions that entered the figures, and every override: a customer is shown only
-    those (issue 15)."""
+    those, never a default that did not enter them."""
     items = tuple(values)
     converted = {
         code

@@ -33,7 +33,14 @@ from enum import StrEnum
 
 from ..assumptions import Assumptions
 from ..money import Money, round_money
-from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, TcoConfiguration, _12
+from .inputs import (
+    DECIMAL_HOURS_PER_MONTH,
+    DECIMAL_MONTHS_PER_YEAR,
+    ONE,
+    W_PER_KW,
+    ZERO,
+    TcoConfiguration,
+)
 from .market import MarketBand, MarketOffers, MarketPosition, market_band
 
 TERMS = (0, 12, 24, 36)  # contract terms in months; 0: month to month
@@ -115,29 +122,33 @@ def managed_offer(
     override = _override(config, a)
     margin = a.value("provider_margin_pct")
     capital = a.value("provider_cost_of_capital")
-    power_included = a.value("managed_power_included") == _ONE
+    power_included = a.value("managed_power_included") == ONE
     electricity = a.value("electricity_price_per_kwh")
     running = {
         "power": (
-            Decimal(config.power_w) / _W_PER_KW * _HOURS_PER_MONTH * a.value("pue") * electricity
+            Decimal(config.power_w)
+            / W_PER_KW
+            * DECIMAL_HOURS_PER_MONTH
+            * a.value("pue")
+            * electricity
             if power_included
-            else _ZERO
+            else ZERO
         ),
         "space": a.value("colocation_per_kw_month")
         * Decimal(config.provisioned_w or config.power_w)
-        / _W_PER_KW,
+        / W_PER_KW,
         "staff": max(
-            _ZERO, a.value("staff_fte_per_server") - a.value("managed_staff_fte_per_server")
+            ZERO, a.value("staff_fte_per_server") - a.value("managed_staff_fte_per_server")
         )
         * a.value("staff_cost_per_year")
-        / _12,
+        / DECIMAL_MONTHS_PER_YEAR,
         "support": price
         * (
             a.value("support_pct_per_year")
             + a.value("spares_pct_per_year")
             + a.value("insurance_pct_per_year")
         )
-        / _12,
+        / DECIMAL_MONTHS_PER_YEAR,
         "network": a.value("network_per_server_month"),
     }
     band = market_band(
@@ -148,7 +159,7 @@ def managed_offer(
         offers=market,
     )
     discounts = {
-        0: _ZERO,
+        0: ZERO,
         12: a.value("managed_discount_12m_pct"),
         24: a.value("managed_discount_24m_pct"),
         36: a.value("managed_discount_36m_pct"),
@@ -161,8 +172,8 @@ def managed_offer(
             amortisation=Money(amortisation, currency),
             **{name: Money(value, currency) for name, value in running.items()},
         )
-        list_price = cost.total.amount / (_ONE - margin) if override is None else override
-        discounted = list_price * (_ONE - discounts[months])
+        list_price = cost.total.amount / (ONE - margin) if override is None else override
+        discounted = list_price * (ONE - discounts[months])
         monthly = round_money(max(discounted, amortisation))
         setup = round_money(monthly * a.value("managed_setup_fee_months"))
         terms.append(
@@ -205,7 +216,7 @@ def _override(config: TcoConfiguration, a: Assumptions) -> Decimal | None:
 
 def _annuity(principal: Decimal, yearly_rate: Decimal, months: int) -> Decimal:
     """The constant monthly payment that repays ``principal`` with interest in ``months``."""
-    if yearly_rate == _ZERO:
+    if yearly_rate == ZERO:
         return principal / Decimal(months)
-    rate = (_ONE + yearly_rate) ** (_ONE / _12) - _ONE
-    return principal * rate / (_ONE - (_ONE + rate) ** -months)
+    rate = (ONE + yearly_rate) ** (ONE / DECIMAL_MONTHS_PER_YEAR) - ONE
+    return principal * rate / (ONE - (ONE + rate) ** -months)

@@ -31,11 +31,11 @@ SENSITIVITY_ELECTRICITY = (
 SENSITIVITY_UTILIZATION = (Decimal("0.2"), Decimal("0.5"), Decimal("0.8"), Decimal(1))
 SENSITIVITY_HORIZON_YEARS = tuple(range(MIN_HORIZON_YEARS, MAX_HORIZON_YEARS + 1))
 
-_ZERO = Decimal(0)
-_ONE = Decimal(1)
-_12 = Decimal(MONTHS_PER_YEAR)
-_HOURS_PER_MONTH = Decimal(HOURS_PER_MONTH)
-_W_PER_KW = Decimal(1000)
+ZERO = Decimal(0)
+ONE = Decimal(1)
+DECIMAL_MONTHS_PER_YEAR = Decimal(MONTHS_PER_YEAR)
+DECIMAL_HOURS_PER_MONTH = Decimal(HOURS_PER_MONTH)
+W_PER_KW = Decimal(1000)
 
 
 class Way(StrEnum):
@@ -77,7 +77,7 @@ class TcoInputError(ValueError):
         self.field = field
 
 
-def _msg(template: str, **params: object) -> Message:
+def make_message(template: str, **params: object) -> Message:
     return Message(template, MappingProxyType(dict(params)))
 
 
@@ -105,7 +105,9 @@ class TcoConfiguration:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise TcoInputError(
-                    _msg(gettext_noop("%(name)s must be a whole number of at least 1."), name=name),
+                    make_message(
+                        gettext_noop("%(name)s must be a whole number of at least 1."), name=name
+                    ),
                     field=name,
                 )
         provisioned = self.provisioned_w
@@ -115,7 +117,7 @@ class TcoConfiguration:
             or provisioned < self.power_w
         ):
             raise TcoInputError(
-                _msg(
+                make_message(
                     gettext_noop(
                         "provisioned_w must be a whole number of watts, at least power_w "
                         "(%(power_w)s W)."
@@ -128,7 +130,8 @@ class TcoConfiguration:
             money = getattr(self, name)
             if money is not None and money.amount < 0:
                 raise TcoInputError(
-                    _msg(gettext_noop("%(name)s cannot be negative."), name=name), field=name
+                    make_message(gettext_noop("%(name)s cannot be negative."), name=name),
+                    field=name,
                 )
 
 
@@ -143,7 +146,7 @@ class TcoInput:
     # A service that runs around the clock: cloud GPUs are billed for every hour they run,
     # whatever their utilisation; otherwise (experiments, batch jobs) for the share of hours used.
     always_on: bool = False
-    # The managed offer's service tier (issue 18): its price is the managed option's support
+    # The managed offer's service tier (support level): its price is the managed option's support
     # line. None: the hosting fee alone (results stored before the tiers, the on-premises view).
     service_tier: ServiceTier | None = None
     # The offers the managed fee is placed among (``market``): the reference offers when None.
@@ -157,7 +160,7 @@ class TcoInput:
             or not (MIN_HORIZON_YEARS <= years <= MAX_HORIZON_YEARS)
         ):
             raise TcoInputError(
-                _msg(
+                make_message(
                     gettext_noop("The horizon must be %(minimum)s to %(maximum)s years."),
                     minimum=MIN_HORIZON_YEARS,
                     maximum=MAX_HORIZON_YEARS,
@@ -168,7 +171,7 @@ class TcoInput:
             MIN_UTILIZATION <= self.utilization <= MAX_UTILIZATION
         ):
             raise TcoInputError(
-                _msg(
+                make_message(
                     gettext_noop("Utilisation must be a decimal from %(minimum)s to %(maximum)s."),
                     minimum=MIN_UTILIZATION,
                     maximum=MAX_UTILIZATION,
@@ -177,7 +180,7 @@ class TcoInput:
             )
         if self.assumptions.region != self.region.strip().upper():
             raise TcoInputError(
-                _msg(
+                make_message(
                     gettext_noop("The assumptions are for %(other)s, not %(region)s."),
                     other=self.assumptions.region,
                     region=self.region,
@@ -194,7 +197,7 @@ class TcoInput:
             currency = self.currency if money is None else money.currency
             if currency != self.assumptions.currency:
                 raise TcoInputError(
-                    _msg(
+                    make_message(
                         gettext_noop("%(name)s must be in %(currency)s."),
                         name=name,
                         currency=self.assumptions.currency,

@@ -25,7 +25,7 @@ from ..assumptions import Assumptions
 from ..commerce.service_tiers import ServiceTier, monthly_with_service
 from ..money import Money, round_money
 from .hosting import ManagedOffer
-from .inputs import _W_PER_KW, HOURS_PER_MONTH, TcoConfiguration, Way
+from .inputs import HOURS_PER_MONTH, W_PER_KW, TcoConfiguration, Way
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ def job_cost(
         ),
         currency,
     )
-    kwh = servers * Decimal(config.power_w) / _W_PER_KW * Decimal(str(hours))
+    kwh = servers * Decimal(config.power_w) / W_PER_KW * Decimal(str(hours))
     energy = Money(
         round_money(
             kwh * assumptions.value("pue") * assumptions.value("electricity_price_per_kwh")

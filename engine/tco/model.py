@@ -9,7 +9,16 @@ from decimal import Decimal
 from ..assumptions import Assumptions
 from ..money import round_money
 from .hosting import ManagedOffer, managed_offer
-from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, TcoInput, Way, _12
+from .inputs import (
+    DECIMAL_HOURS_PER_MONTH,
+    DECIMAL_MONTHS_PER_YEAR,
+    ONE,
+    W_PER_KW,
+    ZERO,
+    Category,
+    TcoInput,
+    Way,
+)
 
 # --------------------------------------------------------------------------------------------
 # The model: exact upfront and monthly amounts per category (constant monthly costs, so every
@@ -18,7 +27,7 @@ from .inputs import _HOURS_PER_MONTH, _ONE, _W_PER_KW, _ZERO, Category, TcoInput
 
 
 @dataclass(frozen=True, slots=True)
-class _Values:
+class Values:
     """The numbers the model reads, pulled once from the assumptions and the input."""
 
     servers: Decimal
@@ -50,24 +59,24 @@ class _Values:
 
 
 # option -> category -> (upfront, monthly)
-_Plan = dict[Way, dict[Category, tuple[Decimal, Decimal]]]
+CostPlan = dict[Way, dict[Category, tuple[Decimal, Decimal]]]
 
 
-def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
+def tco_values(inp: TcoInput, assumptions: Assumptions) -> Values:
     config = inp.configuration
     a = assumptions
     servers = Decimal(config.servers)
-    return _Values(
+    return Values(
         servers=servers,
         gpus=servers * config.gpus_per_server,
-        full_kw=servers * config.power_w / _W_PER_KW,
-        provisioned_kw=servers * (config.provisioned_w or config.power_w) / _W_PER_KW,
+        full_kw=servers * config.power_w / W_PER_KW,
+        provisioned_kw=servers * (config.provisioned_w or config.power_w) / W_PER_KW,
         hardware=servers * config.price.amount,
         electricity=a.value("electricity_price_per_kwh"),
         pue=a.value("pue"),
         idle=a.value("idle_power_fraction"),
         colocation=a.value("colocation_per_kw_month"),
-        staff_per_fte_month=a.value("staff_cost_per_year") / _12,
+        staff_per_fte_month=a.value("staff_cost_per_year") / DECIMAL_MONTHS_PER_YEAR,
         fte=a.value("staff_fte_per_server"),
         managed_fte=a.value("managed_staff_fte_per_server"),
         installation=a.value("installation_cost"),
@@ -77,8 +86,8 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
         network=a.value("network_per_server_month"),
         software=a.value("software_per_gpu_year"),
         managed=managed_offer(config, a, market=inp.market_offers),
-        service=_ZERO if inp.service_tier is None else inp.service_tier.monthly.amount,
-        power_included=a.value("managed_power_included") == _ONE,
+        service=ZERO if inp.service_tier is None else inp.service_tier.monthly.amount,
+        power_included=a.value("managed_power_included") == ONE,
         cloud_price=a.value("cloud_price_per_gpu_hour")
         if "cloud_price_per_gpu_hour" in a
         else None,
@@ -89,75 +98,75 @@ def _values(inp: TcoInput, assumptions: Assumptions) -> _Values:
     )
 
 
-def _it_kw(v: _Values, utilization: Decimal) -> Decimal:
-    return v.full_kw * (v.idle + (_ONE - v.idle) * utilization)
+def it_kw(v: Values, utilization: Decimal) -> Decimal:
+    return v.full_kw * (v.idle + (ONE - v.idle) * utilization)
 
 
-def _plan(v: _Values, utilization: Decimal, months: int, electricity: Decimal) -> _Plan:
-    it_kwh_month = _it_kw(v, utilization) * _HOURS_PER_MONTH
+def cost_plan(v: Values, utilization: Decimal, months: int, electricity: Decimal) -> CostPlan:
+    it_kwh_month = it_kw(v, utilization) * DECIMAL_HOURS_PER_MONTH
     power = it_kwh_month * electricity
-    cooling = it_kwh_month * (v.pue - _ONE) * electricity
+    cooling = it_kwh_month * (v.pue - ONE) * electricity
     staff = v.staff_per_fte_month * v.servers
-    software = v.software * v.gpus / _12
-    per_year_of_hardware = v.hardware / _12
-    plan: _Plan = {
+    software = v.software * v.gpus / DECIMAL_MONTHS_PER_YEAR
+    per_year_of_hardware = v.hardware / DECIMAL_MONTHS_PER_YEAR
+    plan: CostPlan = {
         Way.ON_PREMISES: {
-            Category.CAPITAL: (v.hardware, _ZERO),
-            Category.INSTALLATION: (v.installation * v.servers, _ZERO),
-            Category.POWER: (_ZERO, power),
-            Category.COOLING: (_ZERO, cooling),
-            Category.SPACE: (_ZERO, v.colocation * v.provisioned_kw),
-            Category.STAFF: (_ZERO, staff * v.fte),
-            Category.SUPPORT: (_ZERO, per_year_of_hardware * v.support),
-            Category.SPARES: (_ZERO, per_year_of_hardware * v.spares),
-            Category.INSURANCE: (_ZERO, per_year_of_hardware * v.insurance),
-            Category.NETWORK: (_ZERO, v.network * v.servers),
-            Category.SOFTWARE: (_ZERO, software),
+            Category.CAPITAL: (v.hardware, ZERO),
+            Category.INSTALLATION: (v.installation * v.servers, ZERO),
+            Category.POWER: (ZERO, power),
+            Category.COOLING: (ZERO, cooling),
+            Category.SPACE: (ZERO, v.colocation * v.provisioned_kw),
+            Category.STAFF: (ZERO, staff * v.fte),
+            Category.SUPPORT: (ZERO, per_year_of_hardware * v.support),
+            Category.SPARES: (ZERO, per_year_of_hardware * v.spares),
+            Category.INSURANCE: (ZERO, per_year_of_hardware * v.insurance),
+            Category.NETWORK: (ZERO, v.network * v.servers),
+            Category.SOFTWARE: (ZERO, software),
         }
     }
     # The host's fee for the contract the horizon signs, as quoted (cents, per server).
     contract = v.managed.term(months)
     managed = {
-        Category.SETUP: (contract.setup.amount * v.servers, _ZERO),
-        Category.HOSTING_FEES: (_ZERO, contract.monthly.amount * v.servers),
-        Category.STAFF: (_ZERO, staff * v.managed_fte),
-        Category.SOFTWARE: (_ZERO, software),
+        Category.SETUP: (contract.setup.amount * v.servers, ZERO),
+        Category.HOSTING_FEES: (ZERO, contract.monthly.amount * v.servers),
+        Category.STAFF: (ZERO, staff * v.managed_fte),
+        Category.SOFTWARE: (ZERO, software),
     }
     if v.service:
-        managed[Category.SUPPORT] = (_ZERO, v.service * v.servers)  # the chosen service tier
+        managed[Category.SUPPORT] = (ZERO, v.service * v.servers)  # the chosen service tier
     if not v.power_included:
-        managed[Category.POWER] = (_ZERO, power)
-        managed[Category.COOLING] = (_ZERO, cooling)
+        managed[Category.POWER] = (ZERO, power)
+        managed[Category.COOLING] = (ZERO, cooling)
     plan[Way.MANAGED] = managed
     if v.cloud_price is not None:
-        all_hours = v.gpus * _HOURS_PER_MONTH
-        billed = _ONE if v.always_on else utilization
+        all_hours = v.gpus * DECIMAL_HOURS_PER_MONTH
+        billed = ONE if v.always_on else utilization
         for option, monthly in (
             (Way.CLOUD, all_hours * billed * v.cloud_price),
-            (Way.CLOUD_RESERVED, all_hours * v.cloud_price * (_ONE - v.reserved_discount)),
+            (Way.CLOUD_RESERVED, all_hours * v.cloud_price * (ONE - v.reserved_discount)),
         ):
             plan[option] = {
-                Category.CLOUD: (_ZERO, monthly),
-                Category.STAFF: (_ZERO, staff * v.managed_fte),
-                Category.SOFTWARE: (_ZERO, software),
+                Category.CLOUD: (ZERO, monthly),
+                Category.STAFF: (ZERO, staff * v.managed_fte),
+                Category.SOFTWARE: (ZERO, software),
             }
     return plan
 
 
-def _flows(lines: Mapping[Category, tuple[Decimal, Decimal]]) -> tuple[Decimal, Decimal]:
-    upfront = _ZERO
-    monthly = _ZERO
+def cash_flows(lines: Mapping[Category, tuple[Decimal, Decimal]]) -> tuple[Decimal, Decimal]:
+    upfront = ZERO
+    monthly = ZERO
     for up, month in lines.values():
         upfront += up
         monthly += month
     return upfront, monthly
 
 
-def _rounded_total(lines: Mapping[Category, tuple[Decimal, Decimal]], months: int) -> Decimal:
-    return sum((round_money(up + month * months) for up, month in lines.values()), _ZERO)
+def rounded_total(lines: Mapping[Category, tuple[Decimal, Decimal]], months: int) -> Decimal:
+    return sum((round_money(up + month * months) for up, month in lines.values()), ZERO)
 
 
-def _npv(upfront: Decimal, monthly: Decimal, months: int, rate: Decimal) -> Decimal:
-    monthly_rate = (_ONE + rate) ** (_ONE / _12) - _ONE
-    annuity = (_ONE - (_ONE + rate) ** (Decimal(-months) / _12)) / monthly_rate
+def net_present_value(upfront: Decimal, monthly: Decimal, months: int, rate: Decimal) -> Decimal:
+    monthly_rate = (ONE + rate) ** (ONE / DECIMAL_MONTHS_PER_YEAR) - ONE
+    annuity = (ONE - (ONE + rate) ** (Decimal(-months) / DECIMAL_MONTHS_PER_YEAR)) / monthly_rate
     return upfront + monthly * annuity

@@ -8,8 +8,8 @@ from types import MappingProxyType
 
 from ..i18n import Message, gettext_noop
 from ..money import Money, round_money
-from .inputs import _ZERO, MONTHS_PER_YEAR, Category, Way, _12
-from .model import _flows, _npv, _Plan, _Values
+from .inputs import DECIMAL_MONTHS_PER_YEAR, MONTHS_PER_YEAR, ZERO, Category, Way
+from .model import CostPlan, Values, cash_flows, net_present_value
 from .results import BookValue, BreakEven, OptionCost
 
 
@@ -39,12 +39,12 @@ def _break_even(
     return month
 
 
-def _break_evens(plan: _Plan, months: int) -> BreakEven:
-    own = _flows(plan[Way.ON_PREMISES])
+def break_evens(plan: CostPlan, months: int) -> BreakEven:
+    own = cash_flows(plan[Way.ON_PREMISES])
 
     def against(option: Way) -> int | None:
         lines = plan.get(option)
-        return None if lines is None else _break_even(own, _flows(lines), months)
+        return None if lines is None else _break_even(own, cash_flows(lines), months)
 
     return BreakEven(
         vs_managed=against(Way.MANAGED),
@@ -53,7 +53,7 @@ def _break_evens(plan: _Plan, months: int) -> BreakEven:
     )
 
 
-_INCLUDES: Mapping[Way, str] = MappingProxyType(
+INCLUDES: Mapping[Way, str] = MappingProxyType(
     {
         Way.ON_PREMISES: gettext_noop(
             "You buy and run the servers: hardware, installation, power, cooling, colocation "
@@ -75,14 +75,14 @@ _INCLUDES: Mapping[Way, str] = MappingProxyType(
 )
 
 
-_MANAGED_WITHOUT_POWER = gettext_noop(
+MANAGED_WITHOUT_POWER = gettext_noop(
     "The host owns and runs the servers: the fee includes space, hardware support and "
     "replacement; power and cooling are billed at your electricity price; you keep the "
     "application work and software."
 )
 
 
-def _option_cost(
+def option_cost(
     option: Way,
     lines: Mapping[Category, tuple[Decimal, Decimal]],
     months: int,
@@ -94,34 +94,37 @@ def _option_cost(
     by_category = {
         str(category): round_money(up + month * months) for category, (up, month) in lines.items()
     }
-    total = sum(by_category.values(), _ZERO)
-    upfront, monthly = _flows(lines)
+    total = sum(by_category.values(), ZERO)
+    upfront, monthly = cash_flows(lines)
     first = Money(round_money(upfront + monthly), currency)
     rest = Money(round_money(monthly), currency)
     # The last month's cumulative cost is the total itself: the total adds categories rounded
     # to the cent, and a chart's end label must read the figure the totals table reads.
     before_last = (Money(round_money(upfront + monthly * m), currency) for m in range(1, months))
     cumulative = (*before_last, Money(total, currency))
-    year = Money(round_money(monthly * _12), currency)
+    year = Money(round_money(monthly * DECIMAL_MONTHS_PER_YEAR), currency)
     years = months // MONTHS_PER_YEAR
     npv = None
     if discount_rate > 0:
-        npv = Money(round_money(_npv(upfront, monthly, months, discount_rate)), currency)
+        npv = Money(
+            round_money(net_present_value(upfront, monthly, months, discount_rate)), currency
+        )
     return OptionCost(
         option=option,
         total=Money(total, currency),
         by_category=MappingProxyType({k: Money(v, currency) for k, v in by_category.items()}),
         monthly=(first,) + (rest,) * (months - 1),
         monthly_cumulative=cumulative,
-        yearly=(Money(round_money(upfront + monthly * _12), currency),) + (year,) * (years - 1),
+        yearly=(Money(round_money(upfront + monthly * DECIMAL_MONTHS_PER_YEAR), currency),)
+        + (year,) * (years - 1),
         npv=npv,
         cost_per_gpu_hour=Money(round_money(total / gpu_hours_used), currency),
         includes=includes,
     )
 
 
-def _book_values(
-    v: _Values, years: int, depreciation_years: Decimal, residual: Decimal, currency: str
+def residual_book_values(
+    v: Values, years: int, depreciation_years: Decimal, residual: Decimal, currency: str
 ) -> tuple[BookValue, ...]:
     cost = v.hardware + v.installation * v.servers
     salvage = cost * residual

@@ -8,38 +8,42 @@ from types import MappingProxyType
 from ..i18n import Message, gettext_noop, ngettext_noop
 from ..money import Money
 from .inputs import (
-    _ONE,
     MONTHS_PER_YEAR,
+    ONE,
     SENSITIVITY_ELECTRICITY,
     SENSITIVITY_HORIZON_YEARS,
     SENSITIVITY_UTILIZATION,
     SensitivityParameter,
     TcoInput,
-    _msg,
+    make_message,
 )
-from .model import _plan, _rounded_total, _Values
-from .options import _break_evens
+from .model import Values, cost_plan, rounded_total
+from .options import break_evens
 from .results import SensitivityRow
 
 
-def _sensitivity(v: _Values, inp: TcoInput) -> tuple[SensitivityRow, ...]:
+def sensitivity_table(v: Values, inp: TcoInput) -> tuple[SensitivityRow, ...]:
     months = inp.horizon_years * MONTHS_PER_YEAR
     currency = inp.assumptions.currency
     cases: list[tuple[SensitivityParameter, Decimal, Message, Decimal, Decimal, int]] = []
     for change in SENSITIVITY_ELECTRICITY:
-        label = _msg(gettext_noop("Electricity price %(change)s%%"), change=_signed_percent(change))
+        label = make_message(
+            gettext_noop("Electricity price %(change)s%%"), change=_signed_percent(change)
+        )
         cases.append(
             (
                 SensitivityParameter.ELECTRICITY_PRICE,
                 change,
                 label,
-                v.electricity * (_ONE + change),
+                v.electricity * (ONE + change),
                 inp.utilization,
                 months,
             )
         )
     for utilization in SENSITIVITY_UTILIZATION:
-        label = _msg(gettext_noop("Utilisation %(percent)s%%"), percent=_percent(utilization))
+        label = make_message(
+            gettext_noop("Utilisation %(percent)s%%"), percent=_percent(utilization)
+        )
         cases.append(
             (
                 SensitivityParameter.UTILIZATION,
@@ -66,9 +70,9 @@ def _sensitivity(v: _Values, inp: TcoInput) -> tuple[SensitivityRow, ...]:
         )
     rows = []
     for parameter, value, label, electricity, utilization, horizon in cases:
-        plan = _plan(v, utilization, horizon, electricity)
+        plan = cost_plan(v, utilization, horizon, electricity)
         totals = {
-            str(option): Money(_rounded_total(lines, horizon), currency)
+            str(option): Money(rounded_total(lines, horizon), currency)
             for option, lines in plan.items()
         }
         rows.append(
@@ -77,14 +81,14 @@ def _sensitivity(v: _Values, inp: TcoInput) -> tuple[SensitivityRow, ...]:
                 value=value,
                 label=label,
                 totals=MappingProxyType(totals),
-                break_even=_break_evens(plan, horizon),
+                break_even=break_evens(plan, horizon),
             )
         )
     return tuple(rows)
 
 
 def _percent(fraction: Decimal) -> str:
-    return str((fraction * 100).normalize().quantize(_ONE))
+    return str((fraction * 100).normalize().quantize(ONE))
 
 
 def _signed_percent(fraction: Decimal) -> str:

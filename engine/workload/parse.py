@@ -32,7 +32,7 @@ from .shape import (
     TrainingMethod,
     Workload,
 )
-from .validate import WorkloadError, _add, _collect_errors
+from .validate import WorkloadError, add, collect_errors
 
 # --- Parsing the JSON shape. -------------------------------------------------------------------
 
@@ -47,7 +47,7 @@ class _Parser:
         self.errors: dict[str, list[Message]] = {}
 
     def fail(self, path: str, template: str, params: Mapping[str, Any] | None = None) -> None:
-        _add(self.errors, path, Message(template, dict(params or {})))
+        add(self.errors, path, Message(template, dict(params or {})))
 
     def object(self, raw: Any, path: str, allowed: Sequence[str]) -> Mapping[str, Any] | None:
         if not isinstance(raw, Mapping):
@@ -243,7 +243,7 @@ def workload_from_dict(data: Mapping[str, Any]) -> Workload:
     )
     errors = dict(p.errors)
     parse_failed = set(errors)
-    for path, messages in _collect_errors(workload).items():
+    for path, messages in collect_errors(workload).items():
         # A field that failed to parse was replaced by its default: do not judge the default.
         if path not in parse_failed:
             errors.setdefault(path, []).extend(messages)

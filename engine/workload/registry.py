@@ -159,7 +159,7 @@ _OPTIONAL_INT = (
 )
 
 
-def _entry_from_json(raw: Mapping[str, Any]) -> ModelEntry:
+def entry_from_json(raw: Mapping[str, Any]) -> ModelEntry:
     label = raw.get("id", "<no id>")
     missing = [key for key in _REQUIRED if key not in raw]
     if missing:
@@ -205,7 +205,7 @@ def load_registry() -> Mapping[str, ModelEntry]:
         document = json.load(handle)
     entries: dict[str, ModelEntry] = {}
     for raw in document["models"]:
-        entry = _entry_from_json(raw)
+        entry = entry_from_json(raw)
         if entry.id in entries:
             raise RegistryError(f"duplicate model id {entry.id}")
         entries[entry.id] = entry

@@ -46,7 +46,7 @@ def _plain(number: float) -> int | float:
     return int(number) if float(number).is_integer() else number
 
 
-def _add(errors: dict[str, list[Message]], path: str, message: Message) -> None:
+def add(errors: dict[str, list[Message]], path: str, message: Message) -> None:
     errors.setdefault(path, []).append(message)
 
 
@@ -55,22 +55,22 @@ def _check_range(errors: dict[str, list[Message]], path: str, value: float | Non
         return
     low, high = LIMITS[path]
     if not low <= value <= high:
-        _add(errors, path, _range_message(path))
+        add(errors, path, _range_message(path))
 
 
-def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
+def collect_errors(workload: Workload) -> dict[str, list[Message]]:
     """Every range and cross-field problem of an already-typed workload."""
     errors: dict[str, list[Message]] = {}
 
     if workload.model is None and workload.parameters_billions is None:
-        _add(errors, "model", Message(MSG_MODEL_OR_PARAMETERS))
+        add(errors, "model", Message(MSG_MODEL_OR_PARAMETERS))
     elif workload.model is not None and workload.parameters_billions is not None:
-        _add(errors, "model", Message(MSG_NOT_BOTH))
+        add(errors, "model", Message(MSG_NOT_BOTH))
     entry = None
     if workload.model is not None:
         entry = get_model(workload.model)
         if entry is None:
-            _add(
+            add(
                 errors,
                 "model",
                 Message(
@@ -87,17 +87,17 @@ def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
             if path in LIMITS:
                 _check_range(errors, path, getattr(arch, name))
         if workload.parameters_billions is not None and not arch.is_transformer:
-            _add(errors, "architecture", Message(MSG_ARCH_NEEDS))
+            add(errors, "architecture", Message(MSG_ARCH_NEEDS))
     merged = entry.architecture.overridden_by(arch) if entry is not None else arch
     if merged is not None:
         heads, kv_heads = merged.attention_heads, merged.kv_heads
         if heads and kv_heads and (kv_heads > heads or heads % kv_heads):
-            _add(errors, "architecture.kv_heads", Message(MSG_KV_HEADS, {"heads": heads}))
+            add(errors, "architecture.kv_heads", Message(MSG_KV_HEADS, {"heads": heads}))
         experts, per_token = merged.experts, merged.experts_per_token
         if experts is not None and experts > 1 and per_token is None:
-            _add(errors, "architecture.experts_per_token", Message(MSG_EXPERTS_NEED_K))
+            add(errors, "architecture.experts_per_token", Message(MSG_EXPERTS_NEED_K))
         if experts is not None and per_token is not None and per_token > experts:
-            _add(
+            add(
                 errors,
                 "architecture.experts_per_token",
                 Message(MSG_EXPERTS_PER_TOKEN, {"experts": experts}),
@@ -118,12 +118,12 @@ def _collect_errors(workload: Workload) -> dict[str, list[Message]]:
     if workload.is_training:
         training = workload.training_or_default
         if workload.task is Task.PRETRAINING and training.method is not TrainingMethod.FULL:
-            _add(errors, "training.method", Message(MSG_PRETRAIN_FULL))
+            add(errors, "training.method", Message(MSG_PRETRAIN_FULL))
         if (
             training.method is TrainingMethod.FULL
             and workload.precision not in TRAINABLE_PRECISIONS
         ):
-            _add(errors, "precision", Message(MSG_FULL_PRECISION))
+            add(errors, "precision", Message(MSG_FULL_PRECISION))
     if not workload.is_training or workload.inference is not None:
         inference = workload.inference_or_default
         for name in ("concurrent_requests", "sequence_length", "target_tokens_per_second"):
@@ -148,17 +148,17 @@ def _check_kind(
     if kind is None:
         return
     if entry is not None and kind is not entry.kind:
-        _add(
+        add(
             errors,
             "model_kind",
             Message(MSG_KIND_CONTRADICTS_MODEL, {"model": entry.id, "kind": entry.kind.value}),
         )
     if workload.model is None and kind in _PER_IMAGE_KINDS and workload.architecture is not None:
-        _add(errors, "architecture", Message(MSG_KIND_NO_ARCHITECTURE, {"kind": kind.value}))
+        add(errors, "architecture", Message(MSG_KIND_NO_ARCHITECTURE, {"kind": kind.value}))
 
 
 def validate_workload(workload: Workload) -> None:
     """Raise ``WorkloadError`` naming every bad field; return ``None`` when the workload is fine."""
-    errors = _collect_errors(workload)
+    errors = collect_errors(workload)
     if errors:
         raise WorkloadError(errors)

@@ -2,7 +2,7 @@
 
 Clients of the API send no ``Accept`` header, ``*/*`` or ``application/json``. When a view's
 first renderer is JSON, DRF's negotiation would still parse the header and rank its media types
-on every request (8 % of a memoised calculator answer's time; issue 17): those three answers
+on every request (8 % of a memoised calculator answer's time): those three answers
 are known, and given at once. Every other request is negotiated by DRF, unchanged (another
 type, parameters such as ``indent``, ``?format=``, a 406)."""
 

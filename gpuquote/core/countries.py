@@ -67,7 +67,7 @@ def country_choices() -> list[tuple[str, str]]:
 class CountrySelect(forms.Select):
     """The country select, its HTML rendered once per language, field name, value and
     attributes: the list never changes while the process runs, and its ~250 options took a
-    fifth of the result page's time to render each time (issue 17)."""
+    fifth of the result page's time to render each time."""
 
     def render(
         self,

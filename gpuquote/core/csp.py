@@ -3,7 +3,7 @@
 django-csp builds the policy string from the settings on every response. For a response that
 nothing changes (no nonce used by the page, no ``csp_update``/``csp_replace``/``csp_exempt``
 decorator) the string is always the same, and building it took a fifth of the time of the
-cheapest view (``/livez``; issue 17). This middleware keeps the library: such a response gets
+cheapest view (``/livez``). This middleware keeps the library: such a response gets
 the policy the library itself built, once; any other goes through django-csp unchanged.
 """
 

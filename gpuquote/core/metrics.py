@@ -1,4 +1,4 @@
-"""The application's own Prometheus metrics, defined once (README, "Operations"): counted where
+"""The application's own Prometheus metrics, defined once (docs/operations.md): counted where
 the event happens, in the web process or the Celery worker that handles it, and exported by
 ``/metrics`` (web) or the worker's metrics port (``gpuquote.task_metrics``). With several
 processes per host, ``PROMETHEUS_MULTIPROC_DIR`` gathers them (prometheus-client's multiprocess

@@ -1,4 +1,4 @@
-"""Settings profiles (README, "Settings"): base (shared), dev, prod, test.
+"""Settings profiles (docs/settings.md): base (shared), dev, prod, test.
 
 Which one runs: DJANGO_SETTINGS_MODULE when set (gpuquote.settings.dev / .prod / .test); otherwise
 the entry points (manage.py, WSGI, ASGI, Celery) pick prod, or dev when DEBUG=true

@@ -1,4 +1,4 @@
-"""What every profile shares, read from the environment (see README, "Settings").
+"""What every profile shares, read from the environment (see docs/settings.md).
 
 Not a settings module of its own: dev, prod and test import it and add DEBUG, SECRET_KEY,
 ALLOWED_HOSTS, the static-files storage, the API renderers and (prod) the security headers.
@@ -289,7 +289,7 @@ CONTENT_SECURITY_POLICY = {
 # The load balancer's health checks may come over plain HTTP: answered, never redirected.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^livez$"]
 
-# Logs (README, "Logs and error reports"): stderr, plain text here, JSON lines in production
+# Logs (docs/operations.md): stderr, plain text here, JSON lines in production
 # (LOG_FORMAT=json|plain); each line carries the request id (DJANGO_GUID below).
 LOG_LEVEL = log_level(env_str("LOG_LEVEL", "INFO"))
 LOG_FORMAT = log_format(env_str("LOG_FORMAT", "plain"))
@@ -339,7 +339,7 @@ QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
 QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
 
-# Retention (README "Retention"): how long the daily purges keep what would otherwise grow
+# Retention (docs/operations.md): how long the daily purges keep what would otherwise grow
 # without end. A partner may replay a POST with its Idempotency-Key within this many hours.
 IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 24)
 # Finished webhook deliveries (and their attempts) stay this long for support questions.
@@ -427,7 +427,7 @@ CELERY_BEAT_SCHEDULE = {
         # seconds: after-commit jobs a broker outage kept back (gpuquote.core.outbox)
         "schedule": 60,
     },
-    # Retention purges (README "Retention"): daily, each idempotent and bounded per chunk.
+    # Retention purges (docs/operations.md): daily, each idempotent and bounded per chunk.
     "quotes-purge-idempotency-records-daily": {
         "task": "quotes.purge_idempotency_records",
         "schedule": 24 * 60 * 60,

@@ -69,8 +69,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# Logs: one JSON object per line for the log pipeline, unless LOG_FORMAT=plain (README, "Logs and
-# error reports").
+# Logs: one JSON object per line for the log pipeline, unless LOG_FORMAT=plain (docs/operations.md,
+# "Logs and error reports").
 LOG_FORMAT = log_format(env_str("LOG_FORMAT", "json"))
 LOGGING = logging_config(json=LOG_FORMAT == "json", level=LOG_LEVEL)
 

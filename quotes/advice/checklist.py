@@ -15,12 +15,12 @@ def _option_figures(result: AdviceResult) -> checklist.OptionFigures | None:
     if option is None:
         return None
     cpu = next((line for line in option.parts if line.kind == "cpu"), None)
-    gpu = next((line for line in option.parts if line.kind == "gpu"), None)
+    gpu = option.gpu_line
     totals = option.totals
     return checklist.OptionFigures(
         servers=option.servers,
         gpus=totals.gpus,
-        gpu_name=gpu.name if gpu else "",
+        gpu_name=gpu.name,
         vram_gb=totals.vram_gb,
         ram_gb=totals.ram_gb,
         storage_gb=totals.storage_gb,

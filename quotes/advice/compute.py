@@ -16,6 +16,7 @@ from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.service_tiers import service_tier_get
 from engine.advice.pipeline import sized_on, tco_configuration
+from engine.advice.recommendation import chosen_option
 from engine.assumptions import Assumptions
 from engine.build.builder import BuiltOption, Environment, Tier
 from engine.build.configuration import GpuPreference
@@ -62,11 +63,6 @@ def _model_summary(workload: Workload) -> ModelSummary:
     return ModelSummary(None, None, workload.parameters_billions)
 
 
-def _chosen(options: tuple[BuiltOption, ...]) -> BuiltOption | None:
-    by_tier = {option.tier: option for option in options}
-    return by_tier.get(Tier.BALANCED) or next(iter(options), None)
-
-
 def _choice(gpu: GpuSpec, count: int) -> GpuChoice:
     return GpuChoice(sku=gpu.sku, name=gpu.name, count=count, memory_gb=gpu.memory_gb)
 
@@ -90,7 +86,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         always_on=inputs.uptime == Uptime.ALWAYS_ON,
         preference=_preference(inputs),
     )
-    chosen = _chosen(advice.build.options)
+    chosen = chosen_option(advice.build.options)
     tco = None
     overrides = {name: Decimal(value) for name, value in inputs.overrides.items()}
     priced = None
@@ -118,7 +114,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     recommended = None
     on_recommended = None
     if chosen is not None:
-        sku = next(line.sku for line in chosen.parts if line.kind == "gpu")
+        sku = chosen.gpu_line.sku
         gpu = next((gpu for gpu in gpus if gpu.sku == sku), None)
         if gpu is not None:
             recommended = _choice(gpu, chosen.totals.gpus)
@@ -218,5 +214,5 @@ def _rental(workload: Workload, inputs: AdviceInputs, defaults: Assumptions) -> 
         _with_overrides(defaults, inputs).for_gpu_model(configuration.gpu_model),
         market=hosting_offers_current_get(),
     )
-    gpu = next(line.name for line in cheapest.parts if line.kind == "gpu")
+    gpu = cheapest.gpu_line.name
     return Rental(servers=cheapest.servers, gpus=cheapest.totals.gpus, gpu_name=gpu, offer=offer)

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from catalog.selectors import (
+    catalog_search_index_get,
     catalog_snapshot_get,
     catalog_version_get,
     cloud_price_current_get,
@@ -157,6 +158,7 @@ def advice_get(
         growth_gpus=growth_gpus,
         always_on=always_on,
         preference=preference,
+        index=catalog_search_index_get(currency=currency),
     )
 
 

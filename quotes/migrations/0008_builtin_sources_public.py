@@ -1,4 +1,4 @@
-# Issue 15, point 6: the built-in regional defaults cite public sources, never a placeholder or
+# The built-in regional defaults cite public sources, never a placeholder or
 # a path inside the project. Rows seeded before keep their text (seeding never overwrites), so
 # rows still carrying an old built-in source get the current one; a staff edit has its own source
 # and is left alone.

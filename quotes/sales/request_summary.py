@@ -72,7 +72,7 @@ def quote_request_summary_get(*, quote_request: QuoteRequest) -> RequestSummary 
     if advice.inputs.deployment == "managed" and offer is not None:
         managed = offer.term(advice.inputs.horizon_years * 12)
     return RequestSummary(
-        gpu=next((part.name for part in option.parts if part.kind == "gpu"), ""),
+        gpu=option.gpu_line.name,
         gpus_per_server=option.totals.gpus // max(option.servers, 1),
         servers=option.servers,
         currency=advice.inputs.currency,

@@ -1,8 +1,8 @@
 """Stored results as the result page shows them, kept per process. A stored result never
 changes (a snapshot: STYLE.md rule 5), so its decoded object, and its page's context in each
-language, are worked out once per process instead of on every visit (issue 17: the result page
-under 30 ms). What depends on the visit (the forms, the CSRF token, the absolute link) is added
-each time."""
+language, are worked out once per process instead of on every visit (a later visit renders
+the result page under 30 ms). What depends on the visit (the forms, the CSRF token, the
+absolute link) is added each time."""
 
 from __future__ import annotations
 

@@ -322,7 +322,7 @@ def _operations_view(
     chosen: Mapping[str, Any] | None, tco: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     """The chosen configuration's software stack and monitoring plan, and the managed offer's
-    support level: what runs on the servers and who looks after them (issue 18)."""
+    support level: what runs on the servers and who looks after them."""
     performance = None if chosen is None else chosen.get("performance")
     managed = None if tco is None else tco.get("managed")
     found = {

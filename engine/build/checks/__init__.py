@@ -17,13 +17,10 @@ from ..configuration import (
     Environment,
     GpuFit,
     ServerConfiguration,
-    _server_needs,
+    server_needs,
 )
 from . import availability_rules, gpu_rules, platform_rules, server_rules, site_rules
-from .records import RuleCheck, Subject, evaluate
-from .records import load_mw as _load_mw
-from .records import model_sharded as _model_sharded
-from .records import nvlink_ok as _nvlink_ok
+from .records import RuleCheck, Subject, evaluate, load_mw, model_sharded, nvlink_ok
 
 _CHECKS: dict[str, RuleCheck] = {
     check.rule: check
@@ -57,14 +54,14 @@ _CHECKS: dict[str, RuleCheck] = {
 _CHECK_ORDER = tuple(_CHECKS[code] for code in rules.RULE_ORDER)
 
 
-def _iter_checks(
+def iter_checks(
     config: ServerConfiguration, needs: BuildNeeds, fit: GpuFit | None = None
 ) -> Iterator[Check]:
     subject = Subject(
         config=config,
         needs=needs,
         fit=needs.gpus_for(config.gpu) if fit is None else fit,
-        server=_server_needs(needs, config.gpu, config.gpu_count, config.servers),
+        server=server_needs(needs, config.gpu, config.gpu_count, config.servers),
         production=needs.environment is Environment.PRODUCTION,
     )
     for check in _CHECK_ORDER:
@@ -73,19 +70,19 @@ def _iter_checks(
 
 def check_configuration(config: ServerConfiguration, needs: BuildNeeds) -> tuple[Check, ...]:
     """One ``Check`` per rule, in ``rules.RULE_ORDER``; the configuration is valid when all pass."""
-    return tuple(_iter_checks(config, needs))
+    return tuple(iter_checks(config, needs))
 
 
 def configuration_feasible(config: ServerConfiguration, needs: BuildNeeds) -> bool:
     """Whether every check passes; stops at the first failure (the search's test oracle)."""
-    return all(check.passed for check in _iter_checks(config, needs))
+    return all(check.passed for check in iter_checks(config, needs))
 
 
 __all__ = [
-    "_iter_checks",
-    "_load_mw",
-    "_model_sharded",
-    "_nvlink_ok",
     "check_configuration",
     "configuration_feasible",
+    "iter_checks",
+    "load_mw",
+    "model_sharded",
+    "nvlink_ok",
 ]

@@ -9,12 +9,12 @@ from typing import Any
 from ...i18n import gettext_noop, ngettext_noop
 from .. import rules
 from ..configuration import (
-    _memory_floor_gb,
-    _num,
-    _usable_gb,
+    memory_floor_gb,
+    num,
     replica_layout_ok,
     server_capacity,
     sparse_training,
+    usable_memory_gb,
 )
 from ..parts import (
     COOLING_LABELS,
@@ -143,9 +143,9 @@ GPU_COUNT = RuleCheck(
 def _gpu_memory_params(s: Subject) -> Mapping[str, Any]:
     gpu = s.config.gpu
     return {
-        "need_gb": _num(fit(s).memory_per_gpu_gb),
-        "usable_gb": _num(_usable_gb(gpu)),
-        "memory_gb": _num(gpu.memory_gb),
+        "need_gb": num(fit(s).memory_per_gpu_gb),
+        "usable_gb": num(usable_memory_gb(gpu)),
+        "memory_gb": num(gpu.memory_gb),
         "gpu": gpu.name,
     }
 
@@ -158,10 +158,10 @@ GPU_MEMORY = RuleCheck(
             lambda s: s.fit is None,
             False,
             gettext_noop("The job does not fit the %(gpu)s's %(memory_gb)s GB at any count."),
-            params=lambda s: {"gpu": s.config.gpu.name, "memory_gb": _num(s.config.gpu.memory_gb)},
+            params=lambda s: {"gpu": s.config.gpu.name, "memory_gb": num(s.config.gpu.memory_gb)},
         ),
         Outcome(
-            lambda s: _usable_gb(s.config.gpu) >= fit(s).memory_per_gpu_gb,
+            lambda s: usable_memory_gb(s.config.gpu) >= fit(s).memory_per_gpu_gb,
             True,
             gettext_noop(
                 "The job needs %(need_gb)s GB per GPU; the %(gpu)s offers %(usable_gb)s GB usable "
@@ -183,12 +183,12 @@ GPU_MEMORY_FLOOR = RuleCheck(
     rules.GPU_MEMORY_FLOOR,
     lambda s: {
         "gpu": s.config.gpu.name,
-        "memory_gb": _num(s.config.gpu.memory_gb),
-        "floor_gb": _memory_floor_gb(s.needs),
+        "memory_gb": num(s.config.gpu.memory_gb),
+        "floor_gb": memory_floor_gb(s.needs),
     },
     (
         Outcome(
-            lambda s: s.config.gpu.memory_gb >= _memory_floor_gb(s.needs),
+            lambda s: s.config.gpu.memory_gb >= memory_floor_gb(s.needs),
             True,
             gettext_noop(
                 "The %(gpu)s has %(memory_gb)s GB per GPU, at least the %(floor_gb)s GB this "
@@ -399,7 +399,7 @@ NVLINK = RuleCheck(
         "gpu": s.config.gpu.name,
         "chassis": s.config.chassis.name,
         "count": s.config.gpu_count,
-        "gbs": _num(s.config.gpu.nvlink_gbs or 0),
+        "gbs": num(s.config.gpu.nvlink_gbs or 0),
         "bridge_max": rules.NVLINK_BRIDGE_MAX_GPUS,
     },
     (
@@ -441,7 +441,7 @@ NVLINK = RuleCheck(
             gettext_noop("%(link)s links the GPUs of each model copy at %(gbs)s GB/s."),
             params=lambda s: {
                 "link": fabric_names(s.config.gpu)[0],
-                "gbs": _num(s.config.gpu.nvlink_gbs or 0),
+                "gbs": num(s.config.gpu.nvlink_gbs or 0),
             },
         ),
         Outcome(

@@ -8,14 +8,14 @@ from typing import Any
 from ...i18n import gettext_noop, ngettext_noop
 from .. import rules
 from ..configuration import (
-    _SSD_KINDS,
-    _drive_gb,
-    _is_fabric,
-    _num,
-    _power_capacity_w,
-    _sized_w,
+    SSD_KINDS,
+    drive_gb,
+    is_fabric,
     needs_fabric,
+    num,
+    power_capacity_w,
     shared_storage_needed,
+    sized_w,
 )
 from ..parts import DRIVE_KIND_LABELS, DriveFormFactor, DriveKind, hot_swap_bay
 from .records import (
@@ -118,9 +118,9 @@ STORAGE_NVME = RuleCheck(
 STORAGE_CAPACITY = RuleCheck(
     rules.STORAGE_CAPACITY,
     lambda s: {
-        "have": _num(data_storage_gb(s)),
-        "need": _num(s.server.storage_gb),
-        "job": _num(s.needs.storage_gb),
+        "have": num(data_storage_gb(s)),
+        "need": num(s.server.storage_gb),
+        "job": num(s.needs.storage_gb),
         "servers": s.config.servers,
     },
     (
@@ -172,7 +172,7 @@ STORAGE_THROUGHPUT = RuleCheck(
     rules.STORAGE_THROUGHPUT,
     lambda s: {
         "have": s.config.data_drive_count * s.config.data_drive.read_mbs,
-        "need": _num(s.server.read_mbs),
+        "need": num(s.server.read_mbs),
     },
     (
         Outcome(
@@ -221,8 +221,8 @@ BOOT_MIRROR = RuleCheck(
             lambda s: (
                 s.config.boot_drive is not None
                 and (
-                    s.config.boot_drive.kind not in _SSD_KINDS
-                    or _drive_gb(s.config.boot_drive) < rules.BOOT_DRIVE_MIN_GB
+                    s.config.boot_drive.kind not in SSD_KINDS
+                    or drive_gb(s.config.boot_drive) < rules.BOOT_DRIVE_MIN_GB
                 )
             ),
             False,
@@ -251,12 +251,12 @@ def _power_params(s: Subject) -> Mapping[str, Any]:
     load = load_mw(c)
     return {
         "draw": -(-load // 1000),
-        "sized": _sized_w(load + growth_reserve_mw(s)),
+        "sized": sized_w(load + growth_reserve_mw(s)),
         "margin": rules.POWER_MARGIN,
         "growth": s.needs.growth_gpus,
         "supplies": c.chassis.psu_count - (c.chassis.psu_redundant if s.production else 0),
         "psu_w": c.chassis.psu_w,
-        "capacity": _power_capacity_w(c.chassis, s.production),
+        "capacity": power_capacity_w(c.chassis, s.production),
         "max": c.chassis.max_system_power_w,
     }
 
@@ -362,7 +362,7 @@ INTERCONNECT = RuleCheck(
             ),
         ),
         Outcome(
-            lambda s: s.config.nic is not None and not _is_fabric(s.config.nic),
+            lambda s: s.config.nic is not None and not is_fabric(s.config.nic),
             False,
             gettext_noop("The %(nic)s is neither InfiniBand nor RoCE."),
         ),

@@ -15,16 +15,16 @@ from typing import Any
 from ...i18n import Message, Plural
 from .. import rules
 from ..configuration import (
-    _MARGIN_DEN,
-    _MARGIN_NUM,
+    POWER_MARGIN_DEN,
+    POWER_MARGIN_NUM,
     BuildNeeds,
     Check,
     GpuFit,
     ServerConfiguration,
-    _mw,
-    _nic_lanes,
-    _power_capacity_w,
-    _ServerNeeds,
+    ServerNeeds,
+    mw,
+    nic_pcie_lanes,
+    power_capacity_w,
     usable_data_gb,
 )
 from ..parts import ChassisSpec, DriveKind, GpuSpec
@@ -37,7 +37,7 @@ class Subject:
     config: ServerConfiguration
     needs: BuildNeeds
     fit: GpuFit | None
-    server: _ServerNeeds
+    server: ServerNeeds
     production: bool
 
 
@@ -132,7 +132,7 @@ def nvlink_linked(gpu: GpuSpec, chassis: ChassisSpec, per_server: int) -> bool:
 def pcie_lanes(s: Subject) -> tuple[int, int, int, int]:
     """Lanes per server: (needed, of which NICs, of which NVMe drives; provided by the CPUs)."""
     c = s.config
-    nic_lanes = _nic_lanes(c.nic) * c.nic_count if c.nic is not None else 0
+    nic_lanes = nic_pcie_lanes(c.nic) * c.nic_count if c.nic is not None else 0
     nvme_lanes = (
         rules.PCIE_LANES_PER_NVME * c.data_drive_count if c.data_drive.kind is DriveKind.NVME else 0
     )
@@ -148,12 +148,12 @@ def memory_channels(s: Subject) -> int:
 def load_mw(config: ServerConfiguration) -> int:
     """Full-load draw of one server as built, in mW."""
     c = config
-    nic_mw = _mw(c.nic.power_w) * c.nic_count if c.nic is not None else 0
+    nic_mw = mw(c.nic.power_w) * c.nic_count if c.nic is not None else 0
     return (
         c.gpu.tdp_w * 1000 * c.gpu_count
         + c.cpu.tdp_w * 1000 * c.cpu_count
-        + _mw(c.dimm.power_w) * c.dimm_count
-        + _mw(c.data_drive.power_w) * c.data_drive_count
+        + mw(c.dimm.power_w) * c.dimm_count
+        + mw(c.data_drive.power_w) * c.data_drive_count
         + nic_mw
         + c.chassis.base_power_w * 1000
     )
@@ -166,9 +166,9 @@ def growth_reserve_mw(s: Subject) -> int:
 
 def power_fits(s: Subject) -> bool:
     """Full load plus growth GPUs, with the margin, within what the supplies may give."""
-    capacity = _power_capacity_w(s.config.chassis, s.production)
+    capacity = power_capacity_w(s.config.chassis, s.production)
     load = load_mw(s.config) + growth_reserve_mw(s)
-    return load * _MARGIN_NUM <= capacity * 1000 * _MARGIN_DEN
+    return load * POWER_MARGIN_NUM <= capacity * 1000 * POWER_MARGIN_DEN
 
 
 def data_storage_gb(s: Subject) -> float:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...i18n import Message, gettext_noop
 from .. import rules
-from ..configuration import _num
+from ..configuration import num
 from .records import Outcome, RuleCheck, Subject, always, memory_channels, pcie_lanes
 
 CPU_SERVER_GRADE = RuleCheck(
@@ -135,9 +135,9 @@ SYSTEM_RAM = RuleCheck(
     rules.SYSTEM_RAM,
     lambda s: {
         "have": s.config.dimm.capacity_gb * s.config.dimm_count,
-        "need": _num(s.server.ram_gb),
+        "need": num(s.server.ram_gb),
         "factor": rules.SYSTEM_RAM_PER_VRAM,
-        "vram": _num(s.config.gpu.memory_gb * s.config.gpu_count),
+        "vram": num(s.config.gpu.memory_gb * s.config.gpu_count),
     },
     (
         Outcome(

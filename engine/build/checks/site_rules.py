@@ -15,7 +15,7 @@ from typing import Any
 
 from ...i18n import Message, gettext_noop
 from .. import rules
-from ..configuration import _num
+from ..configuration import num
 from ..parts import Cooling
 from .records import Outcome, RuleCheck, Subject, always, growth_reserve_mw, load_mw
 
@@ -34,12 +34,12 @@ def _tenths_kw_up(mw: int) -> int:
 
 def _kw_up(mw: int) -> int | float:
     """A draw in kW for reading: rounded up to 0.1 kW."""
-    return _num(_tenths_kw_up(mw) / 10)
+    return num(_tenths_kw_up(mw) / 10)
 
 
 def _kw(watts: int) -> int | float:
     """A rating in kW for reading: to the nearest 0.1 kW."""
-    return _num((watts + 50) // 100 / 10)
+    return num((watts + 50) // 100 / 10)
 
 
 def per_rack(s: Subject, budget_w: int) -> int:
@@ -87,7 +87,7 @@ def _site_params(s: Subject) -> Mapping[str, Any]:
         "kw": _kw_up(mw),
         "servers": s.config.servers,
         # the rounded figure times the servers, so that "2 x 10.3 = 20.6 kW" adds up as read
-        "total_kw": _num(_tenths_kw_up(mw) * s.config.servers / 10),
+        "total_kw": num(_tenths_kw_up(mw) * s.config.servers / 10),
         "per_rack": in_air_rack,
         "rack_kw": _kw_up(mw * in_air_rack),
         "per_dense_rack": in_dense_rack,

@@ -5,29 +5,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...i18n import gettext_noop
 from .. import rules
-from ..configuration import GpuFit, _num, _power_capacity_w, _ServerNeeds, _usable_gb
+from ..configuration import GpuFit, ServerNeeds, num, power_capacity_w, usable_memory_gb
 from ..parts import FORM_FACTOR_LABELS, GPU_CLASS_LABELS, GpuClass, GpuSpec
-from .index import _ChassisItem
-from .plan import (
-    _RANK_CHASSIS,
-    _RANK_COMBINATION,
-    _RANK_EXCLUDED,
-    _RANK_GPU,
-    _RANK_PARTS,
-    _CpuSet,
-    _Model,
-    _PartSet,
+from .records import (
+    RANK_CHASSIS,
+    RANK_COMBINATION,
+    RANK_EXCLUDED,
+    RANK_GPU,
+    RANK_PARTS,
+    ChassisItem,
+    CpuSet,
+    FittingGpu,
+    PartSet,
 )
-
-if TYPE_CHECKING:
-    from .solver import _Search
+from .state import SearchState
 
 
-def explain_chassis(search: _Search, model: _Model, blocked: dict[str, int]) -> None:
+def explain_chassis(search: SearchState, model: FittingGpu, blocked: dict[str, int]) -> None:
     gpu = model.gpu
     params: dict[str, Any] = {
         "gpu": gpu.name,
@@ -85,19 +83,19 @@ def explain_chassis(search: _Search, model: _Model, blocked: dict[str, int]) -> 
             "No %(form)s chassis can cool the %(gpu)s's %(tdp)s W per GPU (the best takes "
             "%(best)s W): add a chassis rated for it."
         )
-    search.fail(_RANK_CHASSIS, gpu.sku, template, **params)
+    search.fail(RANK_CHASSIS, gpu.sku, template, **params)
 
 
 def explain_parts(
-    search: _Search,
-    chassis: _ChassisItem,
-    model: _Model,
+    search: SearchState,
+    chassis: ChassisItem,
+    model: FittingGpu,
     per_server: int,
     servers: int,
-    server: _ServerNeeds,
-    cpus: Sequence[_CpuSet],
-    drives: Sequence[_PartSet],
-    nics: Sequence[_PartSet],
+    server: ServerNeeds,
+    cpus: Sequence[CpuSet],
+    drives: Sequence[PartSet],
+    nics: Sequence[PartSet],
 ) -> None:
     spec = chassis.spec
     offered = (
@@ -107,7 +105,7 @@ def explain_parts(
     )
     if not cpus and not offered.get(spec.cpu_socket_type):
         search.fail(
-            _RANK_CHASSIS,
+            RANK_CHASSIS,
             model.gpu.sku,
             gettext_noop(
                 "The %(chassis)s takes %(socket)s CPUs and the catalog offers no server-grade "
@@ -118,7 +116,7 @@ def explain_parts(
         )
     elif not cpus:
         search.fail(
-            _RANK_PARTS,
+            RANK_PARTS,
             model.gpu.sku,
             gettext_noop(
                 "No server-grade %(socket)s CPU gives the %(chassis)s %(cores)s cores over "
@@ -132,20 +130,20 @@ def explain_parts(
         )
     if not drives:
         search.fail(
-            _RANK_PARTS,
+            RANK_PARTS,
             model.gpu.sku,
             gettext_noop(
                 "No set of NVMe drives gives %(storage_gb)s GB and %(read_mbs)s MB/s within "
                 "the %(bays)s NVMe bays of the %(chassis)s: add larger or faster NVMe drives."
             ),
-            storage_gb=_num(server.storage_gb),
-            read_mbs=_num(server.read_mbs),
+            storage_gb=num(server.storage_gb),
+            read_mbs=num(server.read_mbs),
             bays=spec.nvme_bays,
             chassis=spec.name,
         )
     if not nics:
         search.fail(
-            _RANK_PARTS,
+            RANK_PARTS,
             model.gpu.sku,
             gettext_noop(
                 "%(servers)s servers of %(count)s x %(gpu)s need an InfiniBand or RoCE port "
@@ -159,7 +157,7 @@ def explain_parts(
 
 
 def explain_memory(
-    search: _Search, chassis: _ChassisItem, model: _Model, server: _ServerNeeds
+    search: SearchState, chassis: ChassisItem, model: FittingGpu, server: ServerNeeds
 ) -> None:
     spec = chassis.spec
     if search.production:
@@ -173,20 +171,20 @@ def explain_memory(
             "slots of the %(chassis)s with every channel filled evenly: add larger DIMMs."
         )
     search.fail(
-        _RANK_PARTS,
+        RANK_PARTS,
         model.gpu.sku,
         template,
         ddr=spec.ddr_generation,
-        ram_gb=_num(server.ram_gb),
+        ram_gb=num(server.ram_gb),
         slots=spec.dimm_slots,
         chassis=spec.name,
     )
 
 
 def explain_combination(
-    search: _Search,
-    chassis: _ChassisItem,
-    model: _Model,
+    search: SearchState,
+    chassis: ChassisItem,
+    model: FittingGpu,
     per_server: int,
     servers: int,
     short_of: str,
@@ -198,7 +196,7 @@ def explain_combination(
         "gpu": model.gpu.name,
         "chassis": spec.name,
         "margin": rules.POWER_MARGIN,
-        "capacity": _power_capacity_w(spec, search.production),
+        "capacity": power_capacity_w(spec, search.production),
     }
     if short_of == "network":
         template = gettext_noop(
@@ -217,16 +215,16 @@ def explain_combination(
             "the x%(margin)s margin, than the %(capacity)s W its usable supplies give; a "
             "chassis with more power would fit."
         )
-    search.fail(_RANK_COMBINATION, model.gpu.sku, template, **params)
+    search.fail(RANK_COMBINATION, model.gpu.sku, template, **params)
 
 
-def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
+def usable_fit(search: SearchState, gpu: GpuSpec, floor: int) -> GpuFit | None:
     """How many of ``gpu`` the job needs, or None (and why, in the diagnostics) if it cannot
     use them: production without ECC, a number format it cannot run, below the memory floor, or
     too small at any count."""
     if search.production and (gpu.gpu_class is not GpuClass.DATACENTER or not gpu.ecc):
         search.fail(
-            _RANK_EXCLUDED,
+            RANK_EXCLUDED,
             gpu.sku,
             gettext_noop(
                 "Production needs a datacenter GPU with ECC; the %(gpu)s is a %(gpu_class)s GPU."
@@ -243,7 +241,7 @@ def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
     precision = search.needs.precision
     if not rules.runs_precision(gpu.architecture, precision):
         search.fail(
-            _RANK_EXCLUDED,
+            RANK_EXCLUDED,
             gpu.sku,
             gettext_noop(
                 "The %(gpu)s (%(architecture)s) cannot run %(precision)s: %(precision)s needs "
@@ -257,33 +255,33 @@ def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
         return None
     if gpu.memory_gb < floor:
         search.fail(
-            _RANK_GPU,
+            RANK_GPU,
             gpu.sku,
             gettext_noop(
                 "The %(gpu)s has %(memory_gb)s GB; this project needs at least "
                 "%(floor_gb)s GB per GPU."
             ),
             gpu=gpu.name,
-            memory_gb=_num(gpu.memory_gb),
+            memory_gb=num(gpu.memory_gb),
             floor_gb=floor,
         )
         return None
     fit = search.needs.gpus_for(gpu)
     if fit is None:
         search.fail(
-            _RANK_GPU,
+            RANK_GPU,
             gpu.sku,
             gettext_noop(
                 "The job cannot run on the %(gpu)s (%(memory_gb)s GB) at any GPU count: "
                 "it needs GPUs with more memory."
             ),
             gpu=gpu.name,
-            memory_gb=_num(gpu.memory_gb),
+            memory_gb=num(gpu.memory_gb),
         )
         return None
-    if _usable_gb(gpu) < fit.memory_per_gpu_gb:
+    if usable_memory_gb(gpu) < fit.memory_per_gpu_gb:
         search.fail(
-            _RANK_GPU,
+            RANK_GPU,
             gpu.sku,
             gettext_noop(
                 "On %(gpus)s x %(gpu)s the job needs %(need_gb)s GB per GPU, more than "
@@ -291,8 +289,8 @@ def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
             ),
             gpus=fit.gpus,
             gpu=gpu.name,
-            need_gb=_num(fit.memory_per_gpu_gb),
-            usable_gb=_num(_usable_gb(gpu)),
+            need_gb=num(fit.memory_per_gpu_gb),
+            usable_gb=num(usable_memory_gb(gpu)),
             min_gb=math.ceil(fit.memory_per_gpu_gb / rules.GPU_MEMORY_USABLE_FRACTION),
         )
         return None
@@ -300,14 +298,19 @@ def usable_fit(search: _Search, gpu: GpuSpec, floor: int) -> GpuFit | None:
 
 
 def explain_no_plan(
-    search: _Search, model: _Model, blocked: dict[str, int], *, any_chassis: bool, unlinked: int
+    search: SearchState,
+    model: FittingGpu,
+    blocked: dict[str, int],
+    *,
+    any_chassis: bool,
+    unlinked: int,
 ) -> None:
     gpu = model.gpu
     if not any_chassis or blocked.get("sparse"):
         explain_chassis(search, model, {"sparse": 1} if any_chassis else blocked)
     if unlinked:
         search.fail(
-            _RANK_CHASSIS,
+            RANK_CHASSIS,
             (gpu.sku, rules.NVLINK),
             gettext_noop(
                 "%(count)s x %(gpu)s in one server share the model and need NVLink "

@@ -1,4 +1,6 @@
-"""Catalog index: built once per snapshot, shared by every search on it.
+"""Catalog index: built once per snapshot, shared by every search on it. The engine keeps no
+cache of indexes: whoever holds the snapshot keeps its index beside it (the catalog app does, per
+catalog version) and passes it to ``build_options``.
 
 Parts that cannot be bought new (end of life, refurbished) are in the index; ``current_only``
 is the index of the current parts alone, which the builder searches first.
@@ -7,25 +9,23 @@ is the index of the current parts alone, which the builder searches first.
 from __future__ import annotations
 
 import math
-import operator
-import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ...money import Money
 from .. import rules
 from ..cluster.fabric import FabricDesign, design_fabric
 from ..configuration import (
-    _SSD_KINDS,
-    _drive_gb,
-    _is_fabric,
-    _mw,
-    _nic_lanes,
-    _power_budget_mw,
-    _power_capacity_w,
+    SSD_KINDS,
+    drive_gb,
+    is_fabric,
+    mw,
+    nic_pcie_lanes,
+    power_budget_mw,
+    power_capacity_w,
 )
 from ..parts import (
     Availability,
@@ -45,82 +45,16 @@ from ..parts import (
 )
 
 if TYPE_CHECKING:
-    from .plan import _PartSet
+    pass
 
+from .memo import Memo
+from .records import ChassisItem, CpuItem, PartItem, pareto
 
-# --- Catalog index: built once per snapshot ------------------------------------------------------
-
-_T = TypeVar("_T")
 _P = TypeVar("_P", GpuSpec, CpuSpec, MemorySpec, DriveSpec, NicSpec, ChassisSpec)
-_INF = math.inf
-# Lower bounds built from whole-job figures are shaded by a billionth: the rules compare
-# per-server floats, whose rounding must never make a bound exceed a real price.
-_BOUND_SLACK = Fraction(999_999_999, 1_000_000_000)
 _FABRICS_MAX = 4096  # fabric designs kept per snapshot
 
 
-def _pareto(items: Sequence[_T], metrics: Callable[[_T], tuple[float, ...]]) -> list[_T]:
-    """Items, given cheapest first, that no kept cheaper-or-equal item beats or ties on every
-    metric (smaller is better). Whatever a dropped item does, a kept one does as well for less."""
-    kept: list[_T] = []
-    kept_metrics: list[tuple[float, ...]] = []
-    for item in items:
-        values = metrics(item)
-        if any(all(map(operator.le, k, values)) for k in kept_metrics):
-            continue
-        kept.append(item)
-        kept_metrics.append(values)
-    return kept
-
-
-def _front_by_power(sets: Sequence[_PartSet]) -> tuple[_PartSet, ...]:
-    """``_pareto`` on power alone, in one pass."""
-    kept = []
-    lowest: float = _INF
-    for item in sets:
-        if item.power_mw < lowest:
-            kept.append(item)
-            lowest = item.power_mw
-    return tuple(kept)
-
-
-def _front_by_power_lanes(sets: Sequence[_PartSet]) -> tuple[_PartSet, ...]:
-    """``_pareto`` on (power, lanes), tracking the lowest power per lane count (few values)."""
-    kept = []
-    lowest: dict[int, int] = {}
-    for item in sets:
-        if any(lanes <= item.lanes and power <= item.power_mw for lanes, power in lowest.items()):
-            continue
-        kept.append(item)
-        lowest[item.lanes] = min(lowest.get(item.lanes, item.power_mw), item.power_mw)
-    return tuple(kept)
-
-
-@dataclass(frozen=True, slots=True)
-class _ChassisItem:
-    spec: ChassisSpec
-    cost: int
-    base_mw: int
-    load_budget_mw: tuple[int, int]  # largest load within the supplies: (experiment, production)
-
-
-@dataclass(frozen=True, slots=True)
-class _CpuItem:
-    spec: CpuSpec
-    cost: int
-    power_mw: int
-
-
-@dataclass(frozen=True, slots=True)
-class _PartItem:
-    """A DIMM, drive or NIC with its price in units and its draw in mW."""
-
-    spec: Any
-    cost: int
-    power_mw: int
-
-
-class _Index:
+class SearchIndex:
     """The offered parts of one snapshot, sorted and pruned for the search. Immutable once built."""
 
     def __init__(self, catalog: CatalogSnapshot, places: int | None = None) -> None:
@@ -167,7 +101,7 @@ class _Index:
                 models[twin] = (gpu, cost)
         self.gpus = tuple(sorted(models.values(), key=lambda m: (m[1], m[0].sku)))
         self._build_chassis(catalog.chassis)
-        self._chassis_by_gpu: dict[tuple[FormFactor, str], tuple[_ChassisItem, ...]] = {}
+        self._chassis_by_gpu: dict[tuple[FormFactor, str], tuple[ChassisItem, ...]] = {}
         for gpu, _cost in self.gpus:
             if _board_key(gpu) not in self._chassis_by_gpu:
                 self._chassis_by_gpu[_board_key(gpu)] = self._fitting_chassis(gpu)
@@ -183,12 +117,13 @@ class _Index:
             storage_servers=catalog.storage_servers,
             nics=catalog.nics,  # storage adapters (engine.build.cluster.storage_network)
         )
-        # Fabric designs depend on the snapshot and these figures only: kept for every request
-        # (bounded; a dict update is atomic under the GIL, and a lost race only recomputes).
-        self._fabrics: dict[tuple[int, int, int, bool, bool, int], FabricDesign | None] = {}
+        # Fabric designs depend on the snapshot and these figures only: kept for every request.
+        self._fabrics: Memo[tuple[int, int, int, bool, bool, int], FabricDesign | None] = Memo(
+            limit=_FABRICS_MAX
+        )
         # The current parts alone, priced on the same scale (None: every part is current).
         current = _current_parts(catalog)
-        self.current_only = None if current is None else _Index(current, places=self.places)
+        self.current_only = None if current is None else SearchIndex(current, places=self.places)
 
     def fabric(
         self,
@@ -202,16 +137,14 @@ class _Index:
         """``engine.build.cluster.fabric.design_fabric`` on this snapshot's cluster parts,
         memoised."""
         key = (servers, per_server, speed_gbps, infiniband, production, other_managed)
-        if key in self._fabrics:
-            return self._fabrics[key]
-        design = design_fabric(
-            servers, per_server, speed_gbps, infiniband, self.cluster, production, other_managed
+        return self._fabrics.get(
+            key,
+            lambda: design_fabric(
+                servers, per_server, speed_gbps, infiniband, self.cluster, production, other_managed
+            ),
         )
-        if len(self._fabrics) < _FABRICS_MAX:
-            self._fabrics[key] = design
-        return design
 
-    def chassis_for(self, gpu: GpuSpec) -> tuple[_ChassisItem, ...]:
+    def chassis_for(self, gpu: GpuSpec) -> tuple[ChassisItem, ...]:
         """The chassis that take the GPU (its form factor and baseboard), cheapest first."""
         found = self._chassis_by_gpu.get(_board_key(gpu))
         return found if found is not None else self._fitting_chassis(gpu)
@@ -220,7 +153,7 @@ class _Index:
         """The most GPU slots of any chassis that takes the GPU (0: none)."""
         return max((item.spec.gpu_slots for item in self.chassis_for(gpu)), default=0)
 
-    def _fitting_chassis(self, gpu: GpuSpec) -> tuple[_ChassisItem, ...]:
+    def _fitting_chassis(self, gpu: GpuSpec) -> tuple[ChassisItem, ...]:
         return tuple(
             item
             for item in self.chassis_by_form.get(gpu.form_factor, ())
@@ -245,18 +178,18 @@ class _Index:
         return Decimal(units).scaleb(-self.places)
 
     def _build_chassis(self, chassis: Sequence[ChassisSpec]) -> None:
-        groups: dict[tuple[object, ...], list[_ChassisItem]] = {}
+        groups: dict[tuple[object, ...], list[ChassisItem]] = {}
         for spec in chassis:
             cost = self.units(spec.price)
             if cost is None or spec.gpu_slots < 1:
                 continue
-            item = _ChassisItem(
+            item = ChassisItem(
                 spec=spec,
                 cost=cost,
                 base_mw=spec.base_power_w * 1000,
                 load_budget_mw=(
-                    _power_budget_mw(_power_capacity_w(spec, production=False)),
-                    _power_budget_mw(_power_capacity_w(spec, production=True)),
+                    power_budget_mw(power_capacity_w(spec, production=False)),
+                    power_budget_mw(power_capacity_w(spec, production=True)),
                 ),
             )
             # Chassis only compete with chassis that take the same CPUs and DIMMs (and, for
@@ -273,11 +206,11 @@ class _Index:
                 spec.rack_mount,  # a tower never stands in for a rack server in production
             )
             groups.setdefault(group, []).append(item)
-        kept: list[_ChassisItem] = []
+        kept: list[ChassisItem] = []
         for items in groups.values():
             items.sort(key=lambda i: (i.cost, i.spec.sku))
-            kept += _pareto(items, _chassis_metrics)
-        by_form: dict[FormFactor, list[_ChassisItem]] = {}
+            kept += pareto(items, _chassis_metrics)
+        by_form: dict[FormFactor, list[ChassisItem]] = {}
         for item in kept:
             for form in item.spec.gpu_form_factors:
                 by_form.setdefault(form, []).append(item)
@@ -304,8 +237,8 @@ class _Index:
             default=Fraction(0),
         )
 
-    def _cpus_by_socket(self, cpus: Iterable[CpuSpec]) -> dict[str, tuple[_CpuItem, ...]]:
-        cheapest: dict[tuple[object, ...], _CpuItem] = {}
+    def _cpus_by_socket(self, cpus: Iterable[CpuSpec]) -> dict[str, tuple[CpuItem, ...]]:
+        cheapest: dict[tuple[object, ...], CpuItem] = {}
         for spec in cpus:
             cost = self.units(spec.price)
             if cost is None:
@@ -320,8 +253,8 @@ class _Index:
             )
             kept = cheapest.get(twin)
             if kept is None or (cost, spec.sku) < (kept.cost, kept.spec.sku):
-                cheapest[twin] = _CpuItem(spec, cost, spec.tdp_w * 1000)
-        by_socket: dict[str, list[_CpuItem]] = {}
+                cheapest[twin] = CpuItem(spec, cost, spec.tdp_w * 1000)
+        by_socket: dict[str, list[CpuItem]] = {}
         for item in cheapest.values():
             by_socket.setdefault(item.spec.socket, []).append(item)
         return {
@@ -332,7 +265,7 @@ class _Index:
     def _build_memory(self, memory: Sequence[MemorySpec]) -> None:
         offered = sorted(
             (
-                _PartItem(spec, cost, _mw(spec.power_w))
+                PartItem(spec, cost, mw(spec.power_w))
                 for spec in memory
                 if (cost := self.units(spec.price)) is not None and spec.capacity_gb > 0
             ),
@@ -340,10 +273,10 @@ class _Index:
         )
         # Per DDR generation, registered or unbuffered, and ECC-only for production: per
         # capacity, the DIMMs no cheaper one of the same capacity matches on power.
-        self.dimms: dict[tuple[int, bool, bool], tuple[_PartItem, ...]] = {}
+        self.dimms: dict[tuple[int, bool, bool], tuple[PartItem, ...]] = {}
         for ecc_only in (False, True):
             lowest: dict[tuple[int, bool, int], int] = {}
-            chosen: dict[tuple[int, bool], list[_PartItem]] = {}
+            chosen: dict[tuple[int, bool], list[PartItem]] = {}
             for item in offered:
                 spec = item.spec
                 if ecc_only and not spec.ecc:
@@ -368,47 +301,47 @@ class _Index:
 
     def _build_drives(self, drives: Sequence[DriveSpec]) -> None:
         offered = [
-            _PartItem(spec, cost, _mw(spec.power_w))
+            PartItem(spec, cost, mw(spec.power_w))
             for spec in drives
             if (cost := self.units(spec.price)) is not None
         ]
 
-        def order(item: _PartItem) -> tuple[object, ...]:
+        def order(item: PartItem) -> tuple[object, ...]:
             spec = item.spec
-            return (item.cost, item.power_mw, -_drive_gb(spec), -spec.read_mbs, spec.sku)
+            return (item.cost, item.power_mw, -drive_gb(spec), -spec.read_mbs, spec.sku)
 
-        def metrics(item: _PartItem) -> tuple[float, ...]:
-            return (item.power_mw, -_drive_gb(item.spec), -item.spec.read_mbs)
+        def metrics(item: PartItem) -> tuple[float, ...]:
+            return (item.power_mw, -drive_gb(item.spec), -item.spec.read_mbs)
 
         # Prune within each capacity first (small groups), then across capacities.
-        by_capacity: dict[float, list[_PartItem]] = {}
+        by_capacity: dict[float, list[PartItem]] = {}
         for item in offered:
             # Data goes on hot-swap drives in the front bays; an M.2 stick only boots.
             if item.spec.kind is DriveKind.NVME and hot_swap_bay(item.spec):
-                by_capacity.setdefault(_drive_gb(item.spec), []).append(item)
+                by_capacity.setdefault(drive_gb(item.spec), []).append(item)
         nvme = [
             kept
             for items in by_capacity.values()
-            for kept in _pareto(sorted(items, key=order), metrics)
+            for kept in pareto(sorted(items, key=order), metrics)
         ]
-        self.nvme = tuple(_pareto(sorted(nvme, key=order), metrics))
+        self.nvme = tuple(pareto(sorted(nvme, key=order), metrics))
         # M.2 NVMe drives hold data only in a workstation tower (rules.m2_data_allowed).
         m2 = [
             item
             for item in offered
             if item.spec.kind is DriveKind.NVME and item.spec.form_factor is DriveFormFactor.M2
         ]
-        self.m2_data = tuple(_pareto(sorted(m2, key=order), metrics))
+        self.m2_data = tuple(pareto(sorted(m2, key=order), metrics))
         boot = sorted(
             (
                 i
                 for i in offered
                 # Boot SSDs sit on the board (M.2): they take no front bay (the checks and the
                 # power figures count them in the chassis' base).
-                if i.spec.kind in _SSD_KINDS
+                if i.spec.kind in SSD_KINDS
                 and not hot_swap_bay(i.spec)
                 and i.spec.form_factor is DriveFormFactor.M2
-                and _drive_gb(i.spec) >= rules.BOOT_DRIVE_MIN_GB
+                and drive_gb(i.spec) >= rules.BOOT_DRIVE_MIN_GB
             ),
             key=lambda i: (i.cost, i.spec.sku),
         )
@@ -417,25 +350,25 @@ class _Index:
     def _build_nics(self, nics: Sequence[NicSpec]) -> None:
         fabric = sorted(
             (
-                _PartItem(spec, cost, _mw(spec.power_w))
+                PartItem(spec, cost, mw(spec.power_w))
                 for spec in nics
                 if (cost := self.units(spec.price)) is not None
-                and _is_fabric(spec)
+                and is_fabric(spec)
                 and spec.ports > 0
             ),
             key=lambda i: (
                 i.cost,
                 i.power_mw,
-                _nic_lanes(i.spec),
+                nic_pcie_lanes(i.spec),
                 -i.spec.speed_gbps,
                 -i.spec.ports,
                 i.spec.sku,
             ),
         )
         self.fabric_nics = tuple(
-            _pareto(
+            pareto(
                 fabric,
-                lambda i: (i.power_mw, _nic_lanes(i.spec), -i.spec.speed_gbps, -i.spec.ports),
+                lambda i: (i.power_mw, nic_pcie_lanes(i.spec), -i.spec.speed_gbps, -i.spec.ports),
             )
         )
 
@@ -470,7 +403,7 @@ def _current_parts(catalog: CatalogSnapshot) -> CatalogSnapshot | None:
     return None if kept == catalog else kept
 
 
-def _chassis_metrics(item: _ChassisItem) -> tuple[float, ...]:
+def _chassis_metrics(item: ChassisItem) -> tuple[float, ...]:
     """What a chassis offers, smaller is better (capabilities negated)."""
     spec = item.spec
     return (
@@ -486,23 +419,3 @@ def _chassis_metrics(item: _ChassisItem) -> tuple[float, ...]:
         -(spec.psu_redundant >= rules.PSU_REDUNDANT_MIN),
         -(spec.cooling is Cooling.LIQUID),
     )
-
-
-_INDEX_CACHE: dict[int, tuple[CatalogSnapshot, _Index]] = {}
-_INDEX_CACHE_SIZE = 4
-_INDEX_LOCK = threading.Lock()
-
-
-def _index_get(catalog: CatalogSnapshot) -> _Index:
-    """The index of a snapshot, cached by identity: hashing a 5,000-part snapshot on every request
-    would cost more than the search. The entry keeps the snapshot alive, so its id stays unique."""
-    with _INDEX_LOCK:
-        hit = _INDEX_CACHE.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
-    index = _Index(catalog)
-    with _INDEX_LOCK:
-        while len(_INDEX_CACHE) >= _INDEX_CACHE_SIZE:
-            _INDEX_CACHE.pop(next(iter(_INDEX_CACHE)))
-        _INDEX_CACHE[id(catalog)] = (catalog, index)
-    return index

@@ -3,47 +3,47 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .. import rules
-from ..configuration import _server_needs, _ServerNeeds, needs_fabric, servers_for
+from ..configuration import ServerNeeds, needs_fabric, server_needs, servers_for
 from ..parts import ChassisSpec
 from .explain import explain_combination, explain_memory, explain_parts
-from .index import _INF, _ChassisItem
-from .plan import _NO_PARTS, _CpuSet, _Model, _PartSet, _Plan, _PricedNics
-
-if TYPE_CHECKING:
-    from .solver import _Search
+from .records import INF, NO_PARTS, ChassisItem, CpuSet, FittingGpu, PartSet, Plan, PricedNics
+from .state import SearchState
 
 
 def solve_server(
-    search: _Search,
-    chassis: _ChassisItem,
-    model: _Model,
+    search: SearchState,
+    chassis: ChassisItem,
+    model: FittingGpu,
     per_server: int,
     bound: float,
     comfort: bool,
-) -> _Plan | None:
+) -> Plan | None:
     """The cheapest plan of ``per_server`` GPUs of the model in this chassis under ``bound``."""
     spec, gpu = chassis.spec, model.gpu
     servers = servers_for(model.fit.gpus, per_server, search.needs)
     fixed = chassis.cost + per_server * model.cost + search.boot_cost
     if servers * fixed >= bound:  # the GPUs, chassis and boot mirror alone reach the bound
         return None
-    server = _server_needs(search.needs, gpu, per_server, servers)
+    server = server_needs(search.needs, gpu, per_server, servers)
     read_mbs = server.read_mbs * (2 if comfort else 1)
     workstation = rules.workstation_cpu_allowed(spec, production=search.production)
-    cpus = search.cpu_sets(spec.cpu_socket_type, spec.cpu_sockets, server.cores, workstation)
+    cpus = search.candidates.cpu_sets(
+        spec.cpu_socket_type, spec.cpu_sockets, server.cores, workstation
+    )
     m2_slots = spec.m2_slots if rules.m2_data_allowed(spec, production=search.production) else 0
-    drives = search.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays, m2_slots)
+    drives = search.candidates.drive_sets(server.storage_gb, read_mbs, spec.nvme_bays, m2_slots)
     fabric = needs_fabric(search.needs, model.fit, per_server, servers)
-    nics = search.nic_sets(per_server) if fabric else (_NO_PARTS,)
-    diagnose = bound == _INF
+    nics = search.candidates.nic_sets(per_server) if fabric else (NO_PARTS,)
+    diagnose = bound == INF
     if not cpus or not drives or not nics:
         if diagnose:
             explain_parts(search, chassis, model, per_server, servers, server, cpus, drives, nics)
         return None
-    ram_floor = search.ram_floor(server.ram_gb, spec.ddr_generation, spec.registered_memory)
+    ram_floor = search.candidates.ram_floor(
+        server.ram_gb, spec.ddr_generation, spec.registered_memory
+    )
     if ram_floor is None:
         if diagnose:
             explain_memory(search, chassis, model, server)
@@ -51,7 +51,7 @@ def solve_server(
     # A lower bound without the cluster first: designing a fabric costs more than this test.
     if servers * (fixed + cpus[0].cost + ram_floor + drives[0].cost + nics[0].cost) >= bound:
         return None
-    priced = search.priced_nics(servers, per_server, nics)
+    priced = search.candidates.priced_nics(servers, per_server, nics)
     if not priced:
         if diagnose:
             explain_combination(search, chassis, model, per_server, servers, "network")
@@ -86,7 +86,7 @@ def solve_server(
                 explain_combination(search, chassis, model, per_server, servers, short_of)
         return None
     total, cpu, dimms, disks, nic = found
-    return _Plan(
+    return Plan(
         cluster=nic.cluster,
         total=total,
         servers=servers,
@@ -101,19 +101,19 @@ def solve_server(
     )
 
 
-_Found = tuple[int, _CpuSet, _PartSet, _PartSet, _PricedNics]
+_Found = tuple[int, CpuSet, PartSet, PartSet, PricedNics]
 
 
 def _cheapest_parts(
-    search: _Search,
+    search: SearchState,
     spec: ChassisSpec,
-    server: _ServerNeeds,
+    server: ServerNeeds,
     layout: tuple[int, int],
     fixed: int,
     power_left: int,
     bound: float,
     comfort: bool,
-    candidates: tuple[Sequence[_CpuSet], Sequence[_PartSet], Sequence[_PricedNics]],
+    candidates: tuple[Sequence[CpuSet], Sequence[PartSet], Sequence[PricedNics]],
 ) -> tuple[_Found | None, bool, str]:
     """Branch and bound over CPUs, memory, drives and NICs (cheapest first) under ``bound``.
 
@@ -139,11 +139,11 @@ def _cheapest_parts(
         if cpu.power_mw + drive_power + nic_power > power_left:
             short_of = short_of or "power"
             continue
-        lanes_left = _INF if switched else cpu.lanes - server.gpu_lanes
+        lanes_left = INF if switched else cpu.lanes - server.gpu_lanes
         if drive_lanes + nic_lanes > lanes_left:
             short_of = short_of or "lanes"
             continue
-        memory = search.memory_sets(
+        memory = search.candidates.memory_sets(
             spec.ddr_generation,
             cpu,
             spec.dimm_slots,

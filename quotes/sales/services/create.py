@@ -154,7 +154,7 @@ def _result_lines(advice: AdviceResult, option: BuiltOption, language: str) -> l
 def _managed_lines(advice: AdviceResult, option: BuiltOption, language: str) -> list[LineInput]:
     contract = managed_contract(advice, option)
     gpus = option.totals.gpus // option.servers
-    gpu = next((part.name for part in option.parts if part.kind == "gpu"), "")
+    gpu = option.gpu_line.name
     with translation.override(language):
         if contract.months:
             description = gettext(

@@ -7,10 +7,15 @@ Every expected figure is worked out by hand in the test from the catalog factory
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
+from engine.advice.recommendation import chosen_option
 from engine.build.builder import GpuFit, Tier, build_options
+from engine.build.configuration import BuilderInconsistencyError
 from tests.engine import catalog_factory as make
 from tests.engine.build.builder_cases import fits, needs, pcie_parts, rendered
 
@@ -124,3 +129,28 @@ def test_money_totals_keep_cents():
 
     # 12,000 + 8,000.45 + 2,000 + 16 x 80 + 240 + 2 x 900 (a mirrored pair for the data)
     assert budget.totals.price == make.eur("25320.45")
+
+
+def test_the_chosen_option_is_balanced_when_shown_else_the_cheapest():
+    result = build_options(needs(SIXTY_GB, storage_read_mbs=READS), tier_catalog())
+    budget, balanced, performance = result.options
+
+    assert chosen_option(result.options) is balanced
+    assert chosen_option((budget, performance)) is budget
+    assert chosen_option((performance,)) is performance
+    assert chosen_option(()) is None
+
+
+def test_each_option_names_its_one_gpu_line():
+    result = build_options(needs(SIXTY_GB, storage_read_mbs=READS), tier_catalog())
+
+    assert [(o.gpu_line.sku, o.gpu_line.quantity) for o in result.options] == [
+        ("GPU-L40S", 2),
+        ("GPU-L40S", 2),
+        ("GPU-H100-NVL", 1),
+    ]
+    no_gpu = dataclasses.replace(
+        result.options[0], parts=tuple(p for p in result.options[0].parts if p.kind != "gpu")
+    )
+    with pytest.raises(BuilderInconsistencyError):
+        _ = no_gpu.gpu_line

@@ -13,6 +13,7 @@ import math
 import pytest
 
 from engine.build.builder import BuiltOption, PartLine, Tier, Totals
+from engine.build.configuration import BuilderInconsistencyError
 from engine.performance.language import PREFILL_MFU, PROMPT_SHARE
 from engine.performance.options import option_performance, performance_for
 from engine.performance.results import Verdict
@@ -352,8 +353,10 @@ def test_an_option_without_a_known_gpu_has_no_performance():
     no_gpu = (PartLine("chassis", "CHS", "server", 1, eur(0)),)
     unknown = (PartLine("gpu", "GPU-GONE", "retired GPU", 1, eur(1)),)
 
-    assert option_performance(workload, _option(no_gpu), (H100,)) is None
     assert option_performance(workload, _option(unknown), (H100,)) is None
+    # The builder never makes an option without a GPU: one is a bug, not a missing figure.
+    with pytest.raises(BuilderInconsistencyError):
+        option_performance(workload, _option(no_gpu), (H100,))
 
 
 def test_counts_must_be_positive():

@@ -24,7 +24,7 @@ from engine.sizing import (
     size,
 )
 from engine.sizing.images import DIFFUSION_MFU
-from engine.sizing.model import _resolve
+from engine.sizing.model import resolve
 from engine.workload import (
     Data,
     DataKind,
@@ -177,7 +177,7 @@ def test_custom_7b_decoder_activations_lie_within_the_registry_7b_class():
 
 def test_custom_7b_decoder_kv_cache_lies_within_the_registry_7b_class():
     per_token = [kv_cache_bytes_per_token(m.architecture, Precision.BF16) for m in _seven_b_class()]
-    custom = _resolve(None, 7.0, None, None).arch
+    custom = resolve(None, 7.0, None, None).arch
     assert min(per_token) <= kv_cache_bytes_per_token(custom, Precision.BF16) <= max(per_token)
 
 
@@ -277,16 +277,16 @@ def test_the_shape_is_fitted_over_the_registry_decoders_and_explained():
 
 def test_an_architecture_given_in_part_overrides_the_derived_shape():
     derived = derived_shape(7e9).architecture
-    model = _resolve(None, 7.0, Architecture(kv_heads=28), None)
+    model = resolve(None, 7.0, Architecture(kv_heads=28), None)
     assert model.arch.kv_heads == 28
     assert model.arch.layers == derived.layers
 
 
 def test_resolution_is_cached_and_pure():
-    first = _resolve(None, 3.0, None, ModelKind.ENCODER)
-    assert _resolve(None, 3.0, None, ModelKind.ENCODER) is first
+    first = resolve(None, 3.0, None, ModelKind.ENCODER)
+    assert resolve(None, 3.0, None, ModelKind.ENCODER) is first
     assert derived_shape(3e9, ModelKind.ENCODER) == derived_shape(3e9, ModelKind.ENCODER)
-    assert _resolve(None, 3.0, None, None).arch != first.arch
+    assert resolve(None, 3.0, None, None).arch != first.arch
 
 
 # --- Encoders ----------------------------------------------------------------------------------
@@ -418,8 +418,8 @@ def test_model_kind_parses_and_defaults_to_a_decoder():
         {"task": "inference", "parameters_billions": 0.3, "model_kind": "encoder"}
     )
     assert parsed.model_kind is ModelKind.ENCODER
-    assert _resolve(None, 1.0, None, None).kind is ModelKind.DECODER
-    assert _resolve(None, 1.0, None, None).autoregressive
+    assert resolve(None, 1.0, None, None).kind is ModelKind.DECODER
+    assert resolve(None, 1.0, None, None).autoregressive
 
 
 def test_model_kind_must_be_a_known_kind():

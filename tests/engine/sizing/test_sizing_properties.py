@@ -101,8 +101,8 @@ def test_min_gpus_for_inference_fits_and_no_smaller_layout_does(workload, memory
     copy fits at any count, and then the fewest GPUs among them."""
     from engine.sizing.constants import MAX_GPUS
     from engine.sizing.fit import replica_sizes, tensor_parallel_degrees
-    from engine.sizing.model import _resolve
-    from engine.sizing.plan import _plan
+    from engine.sizing.model import resolve
+    from engine.sizing.plan import memory_plan
 
     n = min_gpus(workload, gpu_memory_gb=memory_gb)
     usable = USABLE_MEMORY_FRACTION * memory_gb
@@ -113,8 +113,8 @@ def test_min_gpus_for_inference_fits_and_no_smaller_layout_does(workload, memory
     sized = size(workload, gpu=profile)
     assert (sized.gpus, sized.fits) == (n, True)
     assert n % sized.replica_gpus == 0
-    model = _resolve(workload.model, workload.parameters_billions, workload.architecture)
-    plan = _plan(workload, model)
+    model = resolve(workload.model, workload.parameters_billions, workload.architecture)
+    plan = memory_plan(workload, model)
     sizes = [1]
     if plan.tensor_parallel:
         in_server = tensor_parallel_degrees(model.arch)

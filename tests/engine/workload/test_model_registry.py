@@ -11,8 +11,8 @@ from engine.workload.registry import (
     Architecture,
     Modality,
     RegistryError,
-    _entry_from_json,
     all_models,
+    entry_from_json,
     get_model,
     load_registry,
     model_ids,
@@ -258,9 +258,9 @@ def test_unknown_id_gives_none():
 
 def test_malformed_entry_is_rejected_with_its_id():
     with pytest.raises(RegistryError, match="broken: missing"):
-        _entry_from_json({"id": "broken", "name": "x"})
+        entry_from_json({"id": "broken", "name": "x"})
     with pytest.raises(RegistryError, match="unknown architecture fields"):
-        _entry_from_json(
+        entry_from_json(
             {
                 "id": "odd",
                 "name": "Odd",

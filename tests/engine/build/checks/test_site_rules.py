@@ -17,7 +17,7 @@ from engine.build import rules
 from engine.build.builder import Environment, ServerConfiguration, check_configuration
 from engine.build.checks.records import Subject
 from engine.build.checks.site_rules import draw_mw, liquid_cooled
-from engine.build.configuration import _server_needs
+from engine.build.configuration import server_needs
 from engine.build.parts import Cooling, FormFactor
 from tests.engine import catalog_factory as make
 from tests.engine.build.builder_cases import check, fits, needs
@@ -331,6 +331,6 @@ def _subject(config: ServerConfiguration) -> Subject:
         config=config,
         needs=job,
         fit=None,
-        server=_server_needs(job, config.gpu, config.gpu_count, config.servers),
+        server=server_needs(job, config.gpu, config.gpu_count, config.servers),
         production=True,
     )
