@@ -2,5 +2,5 @@
 
 Pure, typed Python: nothing in this package imports Django, DRF or Celery. It takes frozen
 dataclasses and returns frozen dataclasses; the web, the API, the PDFs and the tasks translate
-to and from them (tests/engine/test_engine_purity.py guards the rule).
+to and from them (tests/test_architecture.py guards the rule).
 """

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from io import StringIO
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -14,6 +16,22 @@ if TYPE_CHECKING:
     from django.db.models import Model
 
 REDIS_DB_FIRST_WORKER = 10  # xdist worker gwN caches in Redis database 10 + N
+# tests/ mirrors the code, and engine/build is a package: its tests live in a directory named
+# ``build``, which pytest's default ``norecursedirs`` skips (it means build output).
+ENGINE_BUILD_TESTS = Path(__file__).resolve().parent / "engine" / "build"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Collect tests/engine/build although it is named ``build``, unless ``--ignore`` or
+    ``--ignore-glob`` names it (pytest's own rules then decide)."""
+    if collection_path != ENGINE_BUILD_TESTS:
+        return None
+    ignored = [Path(p).resolve() for p in config.getoption("ignore") or []]
+    globs = config.getoption("ignore_glob") or []
+    if collection_path in ignored or any(fnmatch.fnmatch(str(collection_path), g) for g in globs):
+        return None
+    return False
 
 
 def pytest_configure(config):

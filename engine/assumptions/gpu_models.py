@@ -17,8 +17,9 @@ once:
   plan). A catalog name matches its family ("Blackwell Ultra" is Blackwell: ``gpu_architecture``).
 
 Adding a GPU: one ``GpuModel`` here (and a ``GpuArchitecture`` when its architecture is new), then
-the catalog rows; ``docs/recipes.md`` has the checklist. ``tests/engine/test_gpu_models.py``
-checks that every architecture has every entry and every record a known architecture.
+the catalog rows; ``docs/recipes.md`` has the checklist.
+``tests/engine/assumptions/test_gpu_models.py`` checks that every architecture has every entry
+and every record a known architecture.
 """
 
 from __future__ import annotations

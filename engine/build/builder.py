@@ -75,8 +75,8 @@ request:
    part only add price, power and lanes.
 5. ``balanced`` and ``performance`` visit models in order of an upper bound on their metric
    (TFLOPS per price, TFLOPS) and stop when no remaining model can win.
-``tests/engine/test_builder_properties.py`` checks the budget option against a brute force over
-every configuration of small random catalogs.
+``tests/engine/build/test_builder_properties.py`` checks the budget option against a brute force
+over every configuration of small random catalogs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 DEBUG=true is also put in the environment, for the processes the tests start (gunicorn, Celery
 workers, manage.py), which inherit DJANGO_SETTINGS_MODULE from pytest. DATABASE_URL and REDIS_URL
 are still read from the environment (CI runs the suite on PostgreSQL and Redis).
-tests/test_settings.py checks the other profiles in fresh interpreters.
+tests/gpuquote/settings/test_settings.py checks the other profiles in fresh interpreters.
 """
 
 import os

@@ -1,4 +1,4 @@
-"""Hosting offers (issue 19, point 4): a price source in GPUQuote's reference format of dated
+"""Hosting offers: a price source in GPUQuote's reference format of dated
 managed-hosting offers, whose offers the market band of managed hosting is drawn from.
 
 The sample (catalog/feeds/samples/hosting-offers.csv) is 14 rows copied as they are from
@@ -29,7 +29,7 @@ from engine.tco.market import (
 )
 from quotes.advice.selectors import managed_offer_get
 from tests.catalog.price_feeds import counts, refresh
-from tests.engine.tco_cases import configuration, eur
+from tests.engine.tco.tco_cases import configuration, eur
 from tests.quotes.wizard.wizard_cases import wizard_result_make
 
 SAMPLE = (

@@ -1,4 +1,4 @@
-"""Managed hosting's service tiers (issue 18): the model's rules in the database, the engine's
+"""Managed hosting's service tiers: the model's rules in the database, the engine's
 view of the offered tiers per catalog version, the seed loaded by ``load_catalog``, the admin,
 and ``GET /api/v1/service-tiers/``."""
 

@@ -354,7 +354,7 @@ def pcie_chassis(**overrides: Any) -> ChassisSpec:
 
 def snapshot(*parts: Any, currency: str = CURRENCY) -> CatalogSnapshot:
     """A snapshot from parts of any kind, sorted into their tuples by type: server parts and the
-    cluster's switches, cables and storage servers (tests/engine/cluster_parts.py)."""
+    cluster's switches, cables and storage servers (tests/engine/build/cluster_parts.py)."""
     kinds: dict[type, list[Any]] = {
         GpuSpec: [],
         CpuSpec: [],

@@ -1,4 +1,4 @@
-"""Issue 17: the calculators' answers are cached per data version in every web process (the
+"""The calculators' answers are cached per data version in every web process (the
 catalog snapshot, the assumptions, the cached answers), and a change made anywhere reaches
 every process: two web processes (``answer_probe``) on one database, a third process changing
 the data the way each kind of change is made (a feed applied, a quarantined price approved, an

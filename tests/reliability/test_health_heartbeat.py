@@ -1,4 +1,4 @@
-"""/healthz against a real worker and a real beat (issue 19, point 7): it fails before they run,
+"""/healthz against a real worker and a real beat: it fails before they run,
 passes once beat has sent the heartbeat and a worker has run it, and names the worker once that
 worker stops, while beat keeps sending. Every process shares this test's private Redis (broker
 and cache) and the test database; the heartbeat's age limit is lowered to 20 s (a heartbeat

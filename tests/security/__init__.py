@@ -1,1 +1,1 @@
-"""Attack cases (issue 12): each test names an attack and asserts what GPUQuote answers."""
+"""Attack cases: each test names an attack and asserts what GPUQuote answers."""

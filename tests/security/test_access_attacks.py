@@ -130,7 +130,8 @@ def _signed_in(django_user_model, username: str, group: str | None = None, **fla
 
 
 def _owner_quote(partner_world) -> int:
-    from tests.test_api_access import QUOTE_BODY  # lazily: that module builds the schema
+    # Imported lazily: that module builds the schema.
+    from tests.gpuquote.api.test_api_access import QUOTE_BODY
 
     response = Client().post(
         reverse("api:quote-list"), QUOTE_BODY, content_type="application/json",

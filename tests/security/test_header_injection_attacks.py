@@ -1,4 +1,4 @@
-"""Text that smuggles e-mail headers (issue 12, item 9): control characters refused in every
+"""Text that smuggles e-mail headers: control characters refused in every
 single-line field, and e-mails written as plain text.
 
 Each test is named after the attack and asserts the exact answer.

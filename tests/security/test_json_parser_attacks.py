@@ -1,4 +1,4 @@
-"""JSON that exhausts the parser (issue 12, item 8): deep nesting, lone surrogates, huge
+"""JSON that exhausts the parser: deep nesting, lone surrogates, huge
 objects and bodies are refused with a problem-details answer before validation.
 
 Each test is named after the attack and asserts the exact answer.

@@ -1,4 +1,4 @@
-"""Numbers that cost minutes to convert (issue 12, item 1), refused by every form and API.
+"""Numbers that cost minutes to convert, refused by every form and API.
 
 Each test is named after the attack and asserts the exact answer. No timing: a spy on
 ``int()`` (``no_huge_int``, tests/security/conftest.py) fails the test at once if a huge

@@ -1,4 +1,4 @@
-"""Attacks on the perimeter (issue 12, items 11-13): floods of the anonymous HTML endpoints,
+"""Attacks on the perimeter: floods of the anonymous HTML endpoints,
 missing browser policy, plain-HTTP health checks, forged countries and VAT numbers, and
 answers on closed quotes. Each test names the attack and asserts GPUQuote's exact answer."""
 
@@ -52,7 +52,7 @@ def _assert_too_many_requests(response, *, text: str = "Too many requests") -> N
     assert text in response.content.decode()
 
 
-# --- Item 11: floods of the anonymous HTML endpoints --------------------------------------------
+# --- Floods of the anonymous HTML endpoints -------------------------------------------------------
 
 
 @override_settings(WIZARD_RATE="3/m")
@@ -140,7 +140,7 @@ def test_checklist_pdf_downloads_render_once_per_result_and_language(client, mon
     assert second["Cache-Control"] == "private, no-store"
 
 
-# --- Item 12 (b): health checks over plain HTTP behind TLS redirection --------------------------
+# --- Health checks over plain HTTP behind TLS redirection -----------------------------------------
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz", "/livez"])
@@ -160,7 +160,7 @@ def test_plain_http_pages_still_redirect_to_https(client):
     assert response["Location"] == "https://testserver/wizard/project/"
 
 
-# --- Item 12 (e): answering a closed quote says why ---------------------------------------------
+# --- Answering a closed quote says why ------------------------------------------------------------
 
 
 @pytest.fixture

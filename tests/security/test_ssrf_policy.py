@@ -1,4 +1,4 @@
-"""SSRF (issue 12, items 6-7): the outbound policy of ``gpuquote.core.outbound``, pure: which
+"""SSRF: the outbound policy of ``gpuquote.core.outbound``, pure: which
 addresses are public, which names and literals it refuses, what an operator may allow.
 
 The host is resolved, every address must be global (or explicitly allowed by

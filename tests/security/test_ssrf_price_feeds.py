@@ -1,4 +1,4 @@
-"""SSRF and local-file attacks through price feeds (issue 12, item 7): feed URLs and their
+"""SSRF and local-file attacks through price feeds: feed URLs and their
 redirects to internal addresses, and file sources outside the feed directory.
 
 Every outbound request goes through ``gpuquote.core.outbound`` (tested in test_ssrf_policy.py).

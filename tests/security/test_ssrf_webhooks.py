@@ -1,4 +1,4 @@
-"""SSRF through partner webhooks (issue 12, item 6): registration refuses internal hosts,
+"""SSRF through partner webhooks: registration refuses internal hosts,
 delivery re-checks the address it connects to, and partners never read connection errors.
 
 Every outbound request goes through ``gpuquote.core.outbound`` (tested in test_ssrf_policy.py).

@@ -1,4 +1,4 @@
-"""The engine's built-in assumption sources read in French (issue 16). The engine marks them
+"""The engine's built-in assumption sources read in French. The engine marks them
 for translation; the translating happens here, at the edge, with Django's catalog."""
 
 from __future__ import annotations

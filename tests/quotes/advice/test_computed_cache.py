@@ -1,4 +1,4 @@
-"""Computed results cached per process and data version (issue 17): the wizard and the partner
+"""Computed results cached per process and data version: the wizard and the partner
 API compute a question once per data version, and what they store and quote is what a fresh
 computation gives."""
 

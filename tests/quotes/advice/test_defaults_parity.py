@@ -1,4 +1,4 @@
-"""The wizard, the API and partner quotes start from the same defaults (issue 14, point 1).
+"""The wizard, the API and partner quotes start from the same defaults.
 
 Before: a fine-tuning sent to the API without ``gradient_checkpointing`` was sized without
 activation recomputation while the wizard pre-filled it on (a 70B QLoRA experiment: 459.7 GB over

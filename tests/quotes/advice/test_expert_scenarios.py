@@ -1,4 +1,4 @@
-"""Expert scenarios (issue 14): realistic jobs against the seed catalog, and what an
+"""Expert scenarios: realistic jobs against the seed catalog, and what an
 ML-infrastructure engineer accepts for each, with the reason.
 
 Each row is data: the workload, the environment, the budget and whether the service must stay up
@@ -948,8 +948,7 @@ def _multi_node_training(s: Scenario, a: Answer) -> None:
 
 def _hosting_fee(s: Scenario, a: Answer) -> None:
     """Every option's servers hosted by us at a price we can live on: no term's fee below the
-    hardware's payback over the term, each placed in the market band of its GPU class (issue
-    15)."""
+    hardware's payback over the term, each placed in the market band of its GPU class."""
     french = region_defaults("FR", "EUR")
     for option in a.options:
         configuration = tco_configuration(option)

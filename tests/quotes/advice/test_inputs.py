@@ -1,5 +1,5 @@
 """Every default and derivation the wizard, the API and the quotes share lives in one module, and
-every edge reads it from there (issue 13: "one fact, many places")."""
+every edge reads it from there: one fact, many places."""
 
 import ast
 from decimal import Decimal

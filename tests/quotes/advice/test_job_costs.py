@@ -1,4 +1,4 @@
-"""Experiments are priced as jobs (issue 15, point 3): a run of known length is rented or bought,
+"""Experiments are priced as jobs: a run of known length is rented or bought,
 and the horizon view reads as "if you run such jobs continuously"."""
 
 from __future__ import annotations

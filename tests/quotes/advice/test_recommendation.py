@@ -1,4 +1,4 @@
-"""The answer first (issue 15): one recommendation read by the result page, the checklist, the
+"""The answer first: one recommendation read by the result page, the checklist, the
 quote screens and the APIs, whose figures are those of the sections below it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The calculators' answer cache (issue 17): a cached answer is byte for byte the one the
+"""The calculators' answer cache: a cached answer is byte for byte the one the
 computation gives, a hit computes nothing, and any change of the data an answer comes from (a
 feed's price, an admin edit, a cloud price, a staff assumption) makes the next request compute
 again."""

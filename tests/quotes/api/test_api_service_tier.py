@@ -1,4 +1,4 @@
-"""The service tier over the API (issue 18): POST /api/v1/tco/ prices the tier it names as the
+"""The service tier over the API: POST /api/v1/tco/ prices the tier it names as the
 managed option's support line, and every configuration says what to watch on its servers."""
 
 from decimal import Decimal

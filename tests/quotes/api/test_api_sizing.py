@@ -17,6 +17,9 @@ LLAMA_70B_SERVING = {
     "precision": "bf16",
     "inference": {"concurrent_requests": 8, "sequence_length": 8192},
 }
+# Llama 3.1 70B's parameter count: the safetensors index of meta-llama/Llama-3.1-70B on Hugging
+# Face gives a total size of 141,107,412,992 bytes in bf16, 2 bytes each.
+LLAMA_70B_PARAMETERS = 141_107_412_992 // 2
 MEMORY_KEYS = {
     "weights",
     "gradients",
@@ -43,16 +46,58 @@ def test_sizing_returns_the_engine_figures_in_gb(client):
 
     assert response.status_code == 200
     body = response.json()
-    expected = size(workload_from_dict(LLAMA_70B_SERVING))
     assert set(body["memory_gb"]) == MEMORY_KEYS
-    assert set(body["memory_per_gpu_gb"]) == MEMORY_KEYS
-    assert body["memory_gb"]["weights"] == round(expected.memory_gb.weights, 2)
+    # Weights: 2 bytes per bf16 parameter, no gradients, optimizer states or activations kept.
+    assert get_model("llama-3.1-70b").parameters == LLAMA_70B_PARAMETERS
+    weights = LLAMA_70B_PARAMETERS * 2
     # KV cache from kv_heads: 2 x 80 layers x 8 kv heads x 128 x 2 bytes per token.
     per_token = kv_cache_bytes_per_token(get_model("llama-3.1-70b").architecture, Precision.BF16)
-    assert per_token == 327_680
-    assert body["memory_gb"]["kv_cache"] == round(per_token * 8 * 8192 / 1e9, 2)
-    assert body["explanations"]
+    assert per_token == 2 * 80 * 8 * 128 * 2 == 327_680
+    kv_cache = per_token * 8192 * 8
+    # Overhead: the stated rule of 1 GB of CUDA context and libraries + 10 % framework workspace.
+    overhead = 1e9 + 0.10 * (weights + kv_cache)
+    assert body["memory_gb"] == {
+        "weights": round(weights / 1e9, 2),
+        "gradients": 0.0,
+        "optimizer_states": 0.0,
+        "activations": 0.0,
+        "kv_cache": round(kv_cache / 1e9, 2),
+        "overhead": round(overhead / 1e9, 2),
+        "total": round((weights + kv_cache + overhead) / 1e9, 2),
+    }
+    assert body["memory_gb"]["weights"] == 141.11
+    assert body["memory_gb"]["total"] == 179.84
+    assert body["gpus"] == 1  # no GPU named: the whole job on one device
+    assert body["memory_per_gpu_gb"] == body["memory_gb"]
+    # Every figure explained, in the order of the answer, each line with its source.
+    explained = {item["key"]: item for item in body["explanations"]}
+    assert [item["key"] for item in body["explanations"]] == [
+        "model",
+        "memory.weights",
+        "memory.gradients",
+        "memory.kv_cache",
+        "memory.activations",
+        "memory.overhead",
+        "memory.total",
+        "memory_per_gpu.total",
+        "nodes",
+        "large_project",
+        "storage_gb",
+        "storage_read_mbs",
+        "cpu_cores",
+        "system_ram_gb",
+    ]
     assert all(item["source"] for item in body["explanations"])
+    assert explained["memory.weights"]["text"] == (
+        "141.11 GB: 70553706496 parameters at bf16 (2.0 bytes each)"
+    )
+    assert explained["memory.kv_cache"]["text"] == (
+        "21.47 GB: 2 x 80 layers x 8 KV heads x 128 x 2.0 bytes = 327680 bytes per token, "
+        "x 8192 tokens x 8 requests"
+    )
+    assert explained["model"]["source"] == (
+        "https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json"
+    )
 
 
 def test_sizing_on_a_catalog_gpu_answers_min_gpus_and_the_reverse_questions(client):
@@ -65,9 +110,17 @@ def test_sizing_on_a_catalog_gpu_answers_min_gpus_and_the_reverse_questions(clie
     expected = size(workload_from_dict(LLAMA_70B_SERVING), gpu=profile)
     # 3 GPUs would hold it, but a tensor-parallel degree divides the 64 heads: 1, 2, 4 or 8.
     assert body["min_gpus"] == expected.min_gpus == 4
-    assert body["tokens_per_second"] is not None
-    assert body["max_context_length"] > 0
-    assert body["max_concurrent_requests"] >= 8
+    # Each decode step reads the weights (2 bytes a parameter) and the KV cache once, at
+    # 4 x 3,350 GB/s, and yields one token for each of the 8 requests.
+    step_bytes = LLAMA_70B_PARAMETERS * 2 + 327_680 * 8192 * 8
+    assert body["tokens_per_second"] == round(4 * 3350e9 / step_bytes * 8, 1) == 659.4
+    # Tensor parallel over 4 GPUs, 90 % of their 80 GB usable; per GPU 1 GB of CUDA context +
+    # 1.1 x (a quarter of the weights + a quarter of the KV cache). What is left for the KV cache
+    # holds this many tokens of 327,680 bytes each (a quarter on each GPU):
+    room = (0.9 * 80e9 - 1e9) / 1.1 - LLAMA_70B_PARAMETERS * 2 / 4
+    tokens = room / (327_680 / 4)
+    assert body["max_concurrent_requests"] == int(tokens / 8192) == 43  # of 8,192 tokens each
+    assert body["max_context_length"] == int(tokens / 8) == 44_660  # for each of 8 requests
 
 
 def test_sizing_for_a_gpu_memory_size(client):
@@ -116,4 +169,8 @@ def test_errors_are_translated(client):
         HTTP_ACCEPT_LANGUAGE="fr",
     )
     assert response.status_code == 400
-    assert response.json()["message"] != "The request has invalid fields."
+    assert response["Content-Language"] == "fr"
+    assert response.json()["message"] == "La requête contient des champs non valides."
+    assert response.json()["errors"] == {
+        "gpus": ["Assurez-vous que cette valeur est supérieure ou égale à\xa01."]
+    }

@@ -1,4 +1,4 @@
-"""The software stack in the API's configurations (issue 18): every option states its stack line
+"""The software stack in the API's configurations: every option states its stack line
 by line (operating system, driver, CUDA or ROCm, container runtime, frameworks for the work), in
 the reader's language, each line with its source."""
 

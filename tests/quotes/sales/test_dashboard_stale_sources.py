@@ -1,4 +1,4 @@
-"""The sales dashboard says which price sources stopped refreshing (issue 19, point 5): the
+"""The sales dashboard says which price sources stopped refreshing: the
 prices a quote is built from may be old."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The quote's history reads as sentences, not as recorded data (issue 16)."""
+"""The quote's history reads as sentences, not as recorded data."""
 
 from __future__ import annotations
 

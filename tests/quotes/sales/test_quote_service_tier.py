@@ -1,4 +1,4 @@
-"""The sales team sets the support level a managed quote bills (issue 18): one monthly line per
+"""The sales team sets the support level a managed quote bills: one monthly line per
 server, replaced when changed, and the quote's PDF lists what the host does under it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""A budget below every sound configuration gets one clear message and a one-click way out
-(issue 16): "Use 146,493 EUR" computes the same answers with that budget."""
+"""A budget below every sound configuration gets one clear message and a one-click way out:
+"Use 146,493 EUR" computes the same answers with that budget."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The result page cached per process (issue 17): a stored result never changes, so its decoded
+"""The result page cached per process: a stored result never changes, so its decoded
 object and its page's context in each language are worked out on the first visit only; every
 later visit shows the same page, with its own CSRF token and its own forms."""
 

@@ -1,4 +1,4 @@
-"""The result page in French reads as French (issue 16): the task, the language menu, the
+"""The result page in French reads as French: the task, the language menu, the
 punctuation of an error, a point left out of the checklist."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Change and re-price on the result page (issue 16): the GPU model and count, horizon, region
+"""Change and re-price on the result page: the GPU model and count, horizon, region
 and deployment changed without walking the wizard again; a CSV of the options and costs; the
 rental offered when the budget buys nothing sound; the options' differences marked."""
 

@@ -1,4 +1,4 @@
-"""The support level in the wizard (issue 18): offered at the deployment step with its prices and
+"""The support level in the wizard: offered at the deployment step with its prices and
 what the host does, carried into the result, its checklist and the quote."""
 
 from __future__ import annotations
