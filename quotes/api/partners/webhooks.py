@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from gpuquote.api.errors import InputError
 from gpuquote.api.fields import SingleLineCharField
+from gpuquote.api.parsers import LimitedJSONParser
 from quotes.api import schemas
 from quotes.api.auth import IsPartnerOrWebhookEditor, request_partner
 from quotes.api.calculators import BAD_REQUEST, THROTTLED
@@ -140,6 +141,9 @@ def _service_errors(exc: ValidationError) -> InputError:
 class WebhookListView(generics.ListAPIView):
     permission_classes = [IsPartnerOrWebhookEditor]
     serializer_class = WebhookOutput
+    # A webhook is registered in JSON, as every partner request is: no form or multipart body
+    # (a malformed one answered an undocumented 415).
+    parser_classes = [LimitedJSONParser]
 
     def get_queryset(self) -> QuerySet[Webhook]:
         return webhook_queryset(partner=request_partner(self.request))
