@@ -26,7 +26,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from catalog.selectors.source_health import price_sources_health
-from gpuquote.task_metrics import metrics_registry
+from gpuquote.ops.task_metrics import metrics_registry
 from quotes.models import DeliveryStatus, Quote, QuoteStatusChoices, WebhookDelivery
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
