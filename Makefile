@@ -1,4 +1,4 @@
-# GPUQuote's front door: `make run` serves the app, `make test` runs the whole suite.
+# GPUQuote's front door: `make run` serves the app, `make test` runs the suite (slow tests in CI).
 # Both create .venv, install the hashed lock file requirements-dev.txt (runtime + tools; `make lock`
 # refreshes it from requirements*.in) and prepare the app;
 # both are idempotent.
@@ -71,11 +71,16 @@ lock: setup
 	$(PIP_COMPILE) --output-file requirements-dev.txt requirements-dev.in
 	$(PIP_COMPILE) --output-file requirements-bench.txt requirements-bench.in
 
-# The suite runs on TEST_WORKERS processes (pytest-xdist), one test database each.
+# The suite runs on TEST_WORKERS processes (pytest-xdist), one test database each, and measures
+# branch coverage (pyproject.toml, [tool.coverage.*]: it fails under `fail_under`). Tests marked
+# `slow` (a brute force) run in CI (CI=1 or CI=true, as .ci/run sets) and are skipped locally.
 TEST_WORKERS ?= 2
+ifeq ($(filter 1 true yes,$(CI)),)
+TEST_SELECT := -m "not slow"
+endif
 
 test: prepare lint
-	$(VENV)/bin/pytest -n $(TEST_WORKERS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) $(TEST_SELECT) --cov
 
 format: setup
 	$(VENV)/bin/ruff check --fix .
