@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 MANAGE := $(PY) manage.py
 
-.PHONY: run test setup prepare lint migrations-check format lock bench worker beat web messages clean
+.PHONY: run test setup prepare lint migrations-check screenshots format lock bench worker beat web messages clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -81,6 +81,11 @@ endif
 
 test: prepare lint
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) $(TEST_SELECT) --cov
+
+# The README's screenshots (docs/screenshots/): the browser tests write them only when
+# GPUQUOTE_SCREENSHOTS=1, so an ordinary `make test` leaves them alone.
+screenshots: prepare
+	GPUQUOTE_SCREENSHOTS=1 GPUQUOTE_REQUIRE_BROWSER=1 $(VENV)/bin/pytest -m browser tests/browser
 
 format: setup
 	$(VENV)/bin/ruff check --fix .
