@@ -143,7 +143,7 @@ def publish_screenshot(source: Path, name: str, *, max_height: int = 2200) -> Pa
     with Image.open(source) as image:
         top = image.convert("RGB").crop((0, 0, image.width, min(image.height, max_height)))
         width = min(1000, top.width)
-        small = top.resize((width, round(top.height * width / top.width)), Image.LANCZOS)
+        small = top.resize((width, round(top.height * width / top.width)), Image.Resampling.LANCZOS)
         small.quantize(colors=256).save(target, optimize=True)
     return target
 

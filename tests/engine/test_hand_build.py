@@ -149,6 +149,7 @@ def test_lines_of_the_same_sku_add_up():
     configuration, problems = configuration_from_parts(split)
 
     assert problems == ()
+    assert configuration is not None
     assert configuration.gpu_count == 8
 
 

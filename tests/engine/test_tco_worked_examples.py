@@ -196,7 +196,7 @@ def test_net_present_value_discounts_each_month_and_is_absent_without_a_rate():
     result = tco(config, given, years=1)
 
     # sum of 1 / 1.01^k for k = 1..12 = 11.2550775 (annuity table, 12 periods at 1%)
-    factor = sum(Decimal(1) / Decimal("1.01") ** k for k in range(1, 13))
+    factor = sum((Decimal(1) / Decimal("1.01") ** k for k in range(1, 13)), Decimal(0))
     assert factor.quantize(Decimal("0.0000001")) == Decimal("11.2550775")
     assert result.on_premises.npv == eur("111255.08")  # 100,000 + 1,000 x 11.2550775
     assert result.managed.npv == eur("101295.70")  # 9,000 x 11.2550775
