@@ -120,4 +120,4 @@ web: setup
 	$(VENV)/bin/gunicorn gpuquote.wsgi --bind $(HOST):$(PORT) --workers 3
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis .coverage htmlcov
