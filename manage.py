@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Django's command-line utility for administrative tasks.
 
-The profile: DJANGO_SETTINGS_MODULE, else production, or development with DEBUG=true (or, DEBUG
-unset, for a command that touches source files only, such as makemigrations).
+The profile: DJANGO_SETTINGS_MODULE, else production, or development with DEBUG=true. The
+Makefile's development targets (`make run`, `make lint`, `make migrations-check`, ...) name the
+development profile themselves.
 """
 
 import sys

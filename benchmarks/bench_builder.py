@@ -241,7 +241,7 @@ def _nics(rng: random.Random, count: int) -> list[NicSpec]:
 
 
 def _chassis(rng: random.Random, count: int) -> list[ChassisSpec]:
-    platforms = []
+    platforms: list[tuple[str, int, tuple[int, ...]]] = []
     for socket, *_rest, ddr, _eur_core in CPU_FAMILIES:
         if socket in {"AM5", "sTR5"}:
             platforms.append((socket, ddr, (1,)))

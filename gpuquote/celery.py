@@ -70,7 +70,7 @@ def _workers_log_as_django_does(**kwargs: Any) -> None:
 app = Celery("gpuquote", task_cls=RequestIdTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# The heartbeat behind /healthz (gpuquote.heartbeat): the project package is not an app.
-app.autodiscover_tasks(["gpuquote"], related_name="heartbeat")
+# The heartbeat behind /healthz (gpuquote.ops.heartbeat): the project package is not an app.
+app.autodiscover_tasks(["gpuquote.ops"], related_name="heartbeat")
 
-import gpuquote.task_metrics  # noqa: E402, F401  (connects the task metrics' signals)
+import gpuquote.ops.task_metrics  # noqa: E402, F401  (connects the task metrics' signals)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import sys
-from pathlib import Path
 from typing import overload
 
 from django.core.exceptions import ImproperlyConfigured
@@ -71,30 +69,13 @@ def env_networks(name: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Netwo
 SETTINGS_MODULE_VARIABLE = "DJANGO_SETTINGS_MODULE"
 DEVELOPMENT_SETTINGS = "gpuquote.settings.dev"
 PRODUCTION_SETTINGS = "gpuquote.settings.prod"
-
-
-# manage.py commands that read and write source files only (no database, no broker, no secret):
-# with nothing naming a profile they run on the development one, so `manage.py makemigrations
-# --check` works on a bare checkout. DEBUG=false still means production for them too.
-SOURCE_ONLY_COMMANDS = frozenset({"makemigrations", "makemessages"})
-
-
-def _manage_py_command() -> str | None:
-    """The manage.py command this process runs, if any. Read from the command line because the
-    first caller is not always manage.py: importing the package loads the Celery app, which asks
-    for the profile before manage.py's own call."""
-    if len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py":
-        return sys.argv[1]
-    return None
+LEGACY_SETTINGS_MODULE = "gpuquote.settings"  # the name from before the profiles: refused
 
 
 def default_settings_module() -> str:
-    """The profile when DJANGO_SETTINGS_MODULE names none: development only when DEBUG says so
-    (DEBUG=true, the short form the README and the Makefile use) or, DEBUG unset, for a
-    source-only manage.py command; otherwise production, which refuses to start half-configured."""
-    # An empty DEBUG (``DEBUG=`` in a shell or an env file) counts as unset here.
-    if not os.environ.get("DEBUG", "").strip() and _manage_py_command() in SOURCE_ONLY_COMMANDS:
-        return DEVELOPMENT_SETTINGS
+    """The profile when DJANGO_SETTINGS_MODULE names none: development when DEBUG says so
+    (DEBUG=true), otherwise production, which refuses to start half-configured. Nothing else
+    picks it: the Makefile's development targets and the pre-commit hook name their profile."""
     return DEVELOPMENT_SETTINGS if env_bool("DEBUG", default=False) else PRODUCTION_SETTINGS
 
 

@@ -8,7 +8,8 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from gpuquote import health, metrics, views
+from gpuquote import views
+from gpuquote.ops import health, metrics
 from quotes.wizard.views import steps as wizard_steps
 
 api_v1: list[URLPattern | URLResolver] = [

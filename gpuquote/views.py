@@ -11,7 +11,7 @@ from gpuquote.api.errors import PayloadTooLarge, problem_response
 @require_GET
 def livez(request: HttpRequest) -> JsonResponse:
     """Liveness: the process answers (no database; the load balancer's check, and the load
-    benchmark's baseline view). ``gpuquote.health`` has the deeper checks."""
+    benchmark's baseline view). ``gpuquote.ops.health`` has the deeper checks."""
     return JsonResponse({"status": "ok"})
 
 

@@ -1,20 +1,31 @@
-"""The catalog lists' query parameters: one serializer per list validates them and documents them.
+"""The catalog lists' query parameters: a serializer per list validates and documents them, and
+a django-filter FilterSet per list applies them to the queryset.
 
-The views pass these serializers to ``extend_schema(parameters=...)`` too, so the OpenAPI schema
+The views pass the serializers to ``extend_schema(parameters=...)`` too, so the OpenAPI schema
 shows exactly the names, choices and ranges that are enforced. A parameter the list does not
 know, or one given twice, is a 400 naming it: a misspelt filter must not quietly return the
-whole catalog. Upper bounds keep numbers inside what every database can compare.
+whole catalog. Upper bounds keep numbers inside what every database can compare. The FilterSets
+receive the validated values (``filtered``), so every bad parameter is refused before a query
+runs, with the API's messages; a test keeps each FilterSet's filters equal to its serializer's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import django_filters
+from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from catalog.models import PriceKind
+from catalog.models import Chassis, Cpu, Gpu, Price, PriceKind
+from catalog.models.choices import (
+    COOLING_CHOICES,
+    FORM_FACTOR_CHOICES,
+    GPU_CLASS_CHOICES,
+    PART_KIND_CHOICES,
+)
 from engine.build.parts import Cooling, FormFactor, GpuClass, PartKind
 from engine.money import CURRENCIES
 from gpuquote.api.fields import BoundedIntegerField, SingleLineCharField
@@ -119,3 +130,82 @@ def query_validated(input_class: type[serializers.Serializer], params: QueryDict
     if errors:
         raise serializers.ValidationError(errors)
     return dict(query.validated_data)
+
+
+# --- Filtering: one FilterSet per list, fed the validated query ------------------------------
+
+# A GPU form factor -> the chassis flag that accepts it.
+CHASSIS_ACCEPTS: dict[str, str] = {
+    FormFactor.SXM: "accepts_sxm",
+    FormFactor.PCIE: "accepts_pcie",
+    FormFactor.OAM: "accepts_oam",
+}
+
+
+class GpuFilter(django_filters.FilterSet):
+    vendor = django_filters.CharFilter(lookup_expr="iexact")
+    gpu_class = django_filters.ChoiceFilter(choices=GPU_CLASS_CHOICES)
+    form_factor = django_filters.ChoiceFilter(choices=FORM_FACTOR_CHOICES)
+    min_memory_gb = django_filters.NumberFilter(field_name="memory_gb", lookup_expr="gte")
+    ecc = django_filters.BooleanFilter()
+
+    class Meta:
+        model = Gpu
+        fields: list[str] = []
+
+
+class CpuFilter(django_filters.FilterSet):
+    vendor = django_filters.CharFilter(lookup_expr="iexact")
+    socket = django_filters.CharFilter(lookup_expr="iexact")
+    min_cores = django_filters.NumberFilter(field_name="cores", lookup_expr="gte")
+    server_grade = django_filters.BooleanFilter()
+
+    class Meta:
+        model = Cpu
+        fields: list[str] = []
+
+
+class ChassisFilter(django_filters.FilterSet):
+    vendor = django_filters.CharFilter(lookup_expr="iexact")
+    form_factor = django_filters.ChoiceFilter(
+        choices=FORM_FACTOR_CHOICES, method="filter_accepts_form_factor"
+    )
+    min_gpu_slots = django_filters.NumberFilter(field_name="gpu_slots", lookup_expr="gte")
+    cooling = django_filters.ChoiceFilter(choices=COOLING_CHOICES)
+    rack_mount = django_filters.BooleanFilter()
+
+    class Meta:
+        model = Chassis
+        fields: list[str] = []
+
+    def filter_accepts_form_factor(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        """The chassis that accept GPUs of this form factor."""
+        return queryset.filter(**{CHASSIS_ACCEPTS[value]: True})
+
+
+class PriceFilter(django_filters.FilterSet):
+    currency = django_filters.ChoiceFilter(choices=[(code, code) for code in CURRENCIES])
+    price_kind = django_filters.ChoiceFilter(choices=PriceKind.choices)
+    part_kind = django_filters.ChoiceFilter(field_name="part__kind", choices=PART_KIND_CHOICES)
+    sku = django_filters.CharFilter(field_name="part__sku")
+    # The selector's annotation: observed more than PRICE_STALE_DAYS ago.
+    stale = django_filters.BooleanFilter(field_name="stale")
+
+    class Meta:
+        model = Price
+        fields: list[str] = []
+
+
+def filtered(
+    filterset_class: type[django_filters.FilterSet], query: dict[str, Any], queryset: QuerySet
+) -> QuerySet:
+    """``queryset`` narrowed by the FilterSet to the validated ``query`` (``query_validated``'s:
+    names the FilterSet does not filter on, such as ``currency`` on the parts lists, are not
+    among its filters and are left out)."""
+    names = set(filterset_class.base_filters)
+    filterset = filterset_class(
+        data={name: value for name, value in query.items() if name in names}, queryset=queryset
+    )
+    if not filterset.is_valid():  # the serializer accepted it: a FilterSet out of step with it
+        raise serializers.ValidationError(filterset.errors)
+    return filterset.qs

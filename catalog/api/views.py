@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import django_filters
 from django.conf import settings
 from django.db.models import QuerySet
 from django.http import HttpResponseBase, HttpResponseNotModified
@@ -33,11 +34,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from catalog.api.filters import (
+    ChassisFilter,
     ChassisQueryInput,
+    CpuFilter,
     CpuQueryInput,
     GpuDetailQueryInput,
+    GpuFilter,
     GpuQueryInput,
+    PriceFilter,
     PriceQueryInput,
+    filtered,
     query_validated,
 )
 from catalog.api.serializers import (
@@ -122,6 +128,8 @@ class CatalogReadView(GenericAPIView):
     permission_classes = [IsPartnerOrSalesStaff]
     serializer_class: type[serializers.ModelSerializer]
     query_input_class: type[serializers.Serializer]
+    # Applies the validated query to the queryset; None: the read has no filter.
+    filterset_class: type[django_filters.FilterSet] | None = None
     query: dict[str, Any]
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
@@ -141,10 +149,11 @@ class CatalogReadView(GenericAPIView):
     def read(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         raise NotImplementedError
 
-    @property
-    def filters(self) -> dict[str, Any]:
-        """The query without the currency, which prices the answer rather than filter it."""
-        return {name: value for name, value in self.query.items() if name != "currency"}
+    def filter_queryset(self, queryset: QuerySet) -> QuerySet:
+        """The FilterSet applied to the validated query (DRF calls this for lists and rows)."""
+        if self.filterset_class is None:
+            return queryset
+        return filtered(self.filterset_class, self.query, queryset)
 
     def get_serializer_context(self) -> dict[str, Any]:
         currency = self.query.get("currency")
@@ -264,8 +273,10 @@ class GpuListView(CatalogListView):
     serializer_class = GpuSerializer
     query_input_class = GpuQueryInput
 
+    filterset_class = GpuFilter
+
     def get_queryset(self) -> QuerySet:
-        return offered_gpu_queryset(**self.filters)
+        return offered_gpu_queryset()
 
 
 @extend_schema_view(
@@ -284,7 +295,7 @@ class GpuDetailView(CatalogRetrieveView):
     lookup_field = "sku"
 
     def get_queryset(self) -> QuerySet:
-        return offered_gpu_queryset(**self.filters)
+        return offered_gpu_queryset()
 
 
 @extend_schema_view(
@@ -301,8 +312,10 @@ class CpuListView(CatalogListView):
     serializer_class = CpuSerializer
     query_input_class = CpuQueryInput
 
+    filterset_class = CpuFilter
+
     def get_queryset(self) -> QuerySet:
-        return offered_cpu_queryset(**self.filters)
+        return offered_cpu_queryset()
 
 
 @extend_schema_view(
@@ -319,8 +332,10 @@ class ChassisListView(CatalogListView):
     serializer_class = ChassisSerializer
     query_input_class = ChassisQueryInput
 
+    filterset_class = ChassisFilter
+
     def get_queryset(self) -> QuerySet:
-        return offered_chassis_queryset(**self.filters)
+        return offered_chassis_queryset()
 
 
 @extend_schema_view(
@@ -340,5 +355,7 @@ class CurrentPriceListView(CatalogListView):
     serializer_class = CurrentPriceSerializer
     query_input_class = PriceQueryInput
 
+    filterset_class = PriceFilter
+
     def get_queryset(self) -> QuerySet:
-        return offered_current_price_queryset(**self.query)
+        return offered_current_price_queryset()

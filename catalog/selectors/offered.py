@@ -1,4 +1,4 @@
-"""Partner API reads: the offered parts with their current price, filtered, and current prices."""
+"""Partner API reads: the offered parts and their current prices (the API filters them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from catalog.models import Chassis, Cpu, ExchangeRate, Gpu, Part, Price
 from catalog.selectors.prices import price_stale_expression
-from engine.build.parts import FormFactor
 
 
 def catalog_changed_at_get() -> dt.datetime | None:
@@ -30,98 +29,25 @@ def _offered(model: type[Part]) -> QuerySet:
     return model.objects.filter(active=True).order_by("sku")
 
 
-def offered_gpu_queryset(
-    *,
-    vendor: str | None = None,
-    gpu_class: str | None = None,
-    form_factor: str | None = None,
-    min_memory_gb: int | None = None,
-    ecc: bool | None = None,
-) -> QuerySet:
-    """Offered GPUs by SKU.
-
-    Each filter left at None is not applied.
-    """
-    gpus = _offered(Gpu)
-    if vendor is not None:
-        gpus = gpus.filter(vendor__iexact=vendor)
-    if gpu_class is not None:
-        gpus = gpus.filter(gpu_class=gpu_class)
-    if form_factor is not None:
-        gpus = gpus.filter(form_factor=form_factor)
-    if min_memory_gb is not None:
-        gpus = gpus.filter(memory_gb__gte=min_memory_gb)
-    if ecc is not None:
-        gpus = gpus.filter(ecc=ecc)
-    return gpus
+def offered_gpu_queryset() -> QuerySet:
+    """Offered GPUs by SKU (the API's filters: ``catalog.api.filters.GpuFilter``)."""
+    return _offered(Gpu)
 
 
-def offered_cpu_queryset(
-    *,
-    vendor: str | None = None,
-    socket: str | None = None,
-    min_cores: int | None = None,
-    server_grade: bool | None = None,
-) -> QuerySet:
-    """Offered CPUs by SKU.
-
-    Each filter left at None is not applied.
-    """
-    cpus = _offered(Cpu)
-    if vendor is not None:
-        cpus = cpus.filter(vendor__iexact=vendor)
-    if socket is not None:
-        cpus = cpus.filter(socket__iexact=socket)
-    if min_cores is not None:
-        cpus = cpus.filter(cores__gte=min_cores)
-    if server_grade is not None:
-        cpus = cpus.filter(server_grade=server_grade)
-    return cpus
+def offered_cpu_queryset() -> QuerySet:
+    """Offered CPUs by SKU (the API's filters: ``catalog.api.filters.CpuFilter``)."""
+    return _offered(Cpu)
 
 
-# A GPU form factor -> the chassis flag that accepts it.
-_CHASSIS_ACCEPTS: dict[str, str] = {
-    FormFactor.SXM: "accepts_sxm",
-    FormFactor.PCIE: "accepts_pcie",
-    FormFactor.OAM: "accepts_oam",
-}
+def offered_chassis_queryset() -> QuerySet:
+    """Offered chassis by SKU (the API's filters: ``catalog.api.filters.ChassisFilter``)."""
+    return _offered(Chassis)
 
 
-def offered_chassis_queryset(
-    *,
-    vendor: str | None = None,
-    form_factor: str | None = None,
-    min_gpu_slots: int | None = None,
-    cooling: str | None = None,
-    rack_mount: bool | None = None,
-) -> QuerySet:
-    """Offered chassis by SKU; ``form_factor``
-    keeps the chassis that accept GPUs of that form factor. None skips a filter."""
-    chassis = _offered(Chassis)
-    if vendor is not None:
-        chassis = chassis.filter(vendor__iexact=vendor)
-    if form_factor is not None:
-        chassis = chassis.filter(**{_CHASSIS_ACCEPTS[form_factor]: True})
-    if min_gpu_slots is not None:
-        chassis = chassis.filter(gpu_slots__gte=min_gpu_slots)
-    if cooling is not None:
-        chassis = chassis.filter(cooling=cooling)
-    if rack_mount is not None:
-        chassis = chassis.filter(rack_mount=rack_mount)
-    return chassis
-
-
-def offered_current_price_queryset(
-    *,
-    currency: str | None = None,
-    price_kind: str | None = None,
-    part_kind: str | None = None,
-    sku: str | None = None,
-    stale: bool | None = None,
-    today: dt.date | None = None,
-) -> QuerySet:
+def offered_current_price_queryset(*, today: dt.date | None = None) -> QuerySet:
     """The current price of every offered part, per price kind and currency (one row each),
-    ordered by SKU, price kind, currency; each row carries ``stale``. None skips a filter.
+    ordered by SKU, price kind, currency; each row carries ``stale`` (the API's filters:
+    ``catalog.api.filters.PriceFilter``).
 
     ``current_price_queryset`` answers one kind and currency; this one answers them all.
     """
@@ -134,21 +60,9 @@ def offered_current_price_queryset(
         .order_by("-observed_on", "-id")
         .values("id")[:1]
     )
-    prices = Price.objects.filter(part__active=True)
-    if currency is not None:
-        prices = prices.filter(currency=currency)
-    if price_kind is not None:
-        prices = prices.filter(price_kind=price_kind)
-    if part_kind is not None:
-        prices = prices.filter(part__kind=part_kind)
-    if sku is not None:
-        prices = prices.filter(part__sku=sku)
-    prices = (
-        prices.filter(id=Subquery(latest))
+    return (
+        Price.objects.filter(part__active=True, id=Subquery(latest))
         .select_related("part")
         .annotate(stale=price_stale_expression(today=today))
         .order_by("part__sku", "price_kind", "currency")
     )
-    if stale is not None:
-        prices = prices.filter(stale=stale)
-    return prices

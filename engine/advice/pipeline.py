@@ -149,7 +149,8 @@ def build_needs(
     the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``).
     ``preference``: the customer's own GPU model and count (the result page's re-pricing)."""
     base = size(workload)
-    fits: dict[tuple, GpuFit | None] = {}
+    # GPUs with the same memory and throughput figures size alike: one sizing per key.
+    fits: dict[tuple[float, float, float, float | None], GpuFit | None] = {}
 
     def gpus_for(gpu: GpuSpec) -> GpuFit | None:
         if preference is not None and preference.sku and gpu.sku != preference.sku:

@@ -230,9 +230,9 @@ def vat_treatment(
     if not is_eu_member(customer_country):
         return VatTreatment(VatRegime.EXPORT, ZERO_RATE_PCT, Message(_EXPORT_NOTES[kinds]))
     if is_business and vat_number_is_valid(vat_number, customer_country):
-        note = Message(_REVERSE_CHARGE_NOTES[kinds])
-        return VatTreatment(VatRegime.REVERSE_CHARGE, ZERO_RATE_PCT, note)
-    note = None
+        reverse_charge_note = Message(_REVERSE_CHARGE_NOTES[kinds])
+        return VatTreatment(VatRegime.REVERSE_CHARGE, ZERO_RATE_PCT, reverse_charge_note)
+    note: Message | None = None
     if is_business:
         params = {"country": customer_country, "prefix": VAT_NUMBER_PREFIXES[customer_country]}
         note = Message(_NO_VALID_NUMBER_NOTE, MappingProxyType(params))

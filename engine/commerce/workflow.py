@@ -383,6 +383,8 @@ _E = TypeVar("_E", bound=StrEnum)
 
 
 def _parse(kind: type[_E], value: object, template: str) -> _E:
+    if not isinstance(value, str):  # an enum member is a str too
+        raise TransitionError(_msg(template, value=value))
     try:
         return kind(value)
     except ValueError:

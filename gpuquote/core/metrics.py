@@ -1,9 +1,9 @@
 """The application's own Prometheus metrics, defined once (docs/operations.md): counted where
 the event happens, in the web process or the Celery worker that handles it, and exported by
-``/metrics`` (web) or the worker's metrics port (``gpuquote.task_metrics``). With several
+``/metrics`` (web) or the worker's metrics port (``gpuquote.ops.task_metrics``). With several
 processes per host, ``PROMETHEUS_MULTIPROC_DIR`` gathers them (prometheus-client's multiprocess
 mode). What the database already knows (quotes by status, source staleness) is read at scrape
-time instead (``gpuquote.metrics``). Pure plumbing: no app import."""
+time instead (``gpuquote.ops.metrics``). Pure plumbing: no app import."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ page with ``Retry-After``, not a 403.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
-from django_ratelimit.core import _split_rate, get_usage
+from django_ratelimit.core import get_usage
 
 from gpuquote.core.client_ip import client_ip
 
@@ -73,5 +74,26 @@ def rate_limited(
     return decorator
 
 
+# django-ratelimit's rate grammar: "<count>/<multiplier><unit>", the multiplier optional and the
+# unit one of s, m, h, d (seconds when absent); text after the unit's letter is allowed, so "60/m",
+# "60/min", "10/5m" and "3/h" all read as the library reads them.
+RATE_PATTERN = re.compile(r"(?P<count>\d+)/(?P<multiplier>\d*)(?P<unit>[smhd])?", re.IGNORECASE)
+UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """``rate`` (e.g. ``"60/m"``) as (requests allowed, period in seconds), read the way
+    django-ratelimit reads it; a malformed rate is a ``ValueError`` naming it."""
+    match = RATE_PATTERN.match(rate.strip())
+    if match is None:
+        raise ValueError(
+            f"{rate!r} is not a rate such as '60/m' (count/period, period s, m, h or d)"
+        )
+    seconds = UNIT_SECONDS[(match["unit"] or "s").lower()]
+    if match["multiplier"]:
+        seconds *= int(match["multiplier"])
+    return int(match["count"]), seconds
+
+
 def _period_seconds(rate: str) -> int:
-    return int(_split_rate(rate)[1])
+    return parse_rate(rate)[1]

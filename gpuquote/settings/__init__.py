@@ -4,16 +4,20 @@ Which one runs: DJANGO_SETTINGS_MODULE when set (gpuquote.settings.dev / .prod /
 the entry points (manage.py, WSGI, ASGI, Celery) pick prod, or dev when DEBUG=true
 (gpuquote.env.set_default_settings_module). Unset means production, which fails closed.
 
-DJANGO_SETTINGS_MODULE=gpuquote.settings, the name from before the profiles, still works and means
-the same as leaving it unset: this package then is the profile DEBUG picks.
+This package is not a profile: DJANGO_SETTINGS_MODULE=gpuquote.settings, the name from before the
+profiles, is refused with the names to use instead.
 """
 
 import os
 
-from gpuquote.env import DEVELOPMENT_SETTINGS, SETTINGS_MODULE_VARIABLE, default_settings_module
+from django.core.exceptions import ImproperlyConfigured
 
-if os.environ.get(SETTINGS_MODULE_VARIABLE) == __name__:
-    if default_settings_module() == DEVELOPMENT_SETTINGS:
-        from gpuquote.settings.dev import *  # noqa: F403
-    else:
-        from gpuquote.settings.prod import *  # noqa: F403
+from gpuquote.env import LEGACY_SETTINGS_MODULE, SETTINGS_MODULE_VARIABLE
+
+if os.environ.get(SETTINGS_MODULE_VARIABLE) == LEGACY_SETTINGS_MODULE:
+    raise ImproperlyConfigured(
+        f"{SETTINGS_MODULE_VARIABLE}={LEGACY_SETTINGS_MODULE} no longer names a settings profile: "
+        "use gpuquote.settings.dev (development), gpuquote.settings.prod (production) or "
+        f"gpuquote.settings.test, or leave {SETTINGS_MODULE_VARIABLE} unset (production; "
+        "DEBUG=true for development)."
+    )

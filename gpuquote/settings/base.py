@@ -50,8 +50,8 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "django_countries",  # ISO 3166 country codes and their names (French included)
     "axes",
-    "health_check",  # /healthz and /readyz (gpuquote.health)
-    "django_prometheus",  # /metrics (gpuquote.metrics)
+    "health_check",  # /healthz and /readyz (gpuquote.ops.health)
+    "django_prometheus",  # /metrics (gpuquote.ops.metrics)
     "django_guid",  # a request id in every log line, carried into Celery tasks
     "catalog",
     "quotes",
@@ -392,7 +392,7 @@ if SELLER_SIRET and SELLER_SIREN and not SELLER_SIRET.startswith(SELLER_SIREN):
 if SELLER_VAT_NUMBER and SELLER_SIREN and not SELLER_VAT_NUMBER.endswith(SELLER_SIREN):
     raise ImproperlyConfigured("SELLER_VAT_NUMBER is not the VAT number of SELLER_SIREN")
 
-# /metrics (gpuquote.metrics): readable with "Authorization: Bearer <METRICS_TOKEN>" or from an
+# /metrics (gpuquote.ops.metrics): readable with "Authorization: Bearer <METRICS_TOKEN>" or from an
 # address in METRICS_ALLOWED_NETWORKS ("10.0.0.0/8,192.168.1.5"); neither: no /metrics (404),
 # except the loopback in development. A Celery worker exports its task metrics on
 # WORKER_METRICS_PORT (unset: not exported), bound to WORKER_METRICS_ADDRESS.
@@ -405,14 +405,14 @@ if not 0 <= WORKER_METRICS_PORT <= 65535:
     raise ImproperlyConfigured("WORKER_METRICS_PORT must be a TCP port (1-65535) or 0 (off)")
 WORKER_METRICS_ADDRESS = env_str("WORKER_METRICS_ADDRESS") or "127.0.0.1"
 
-# /healthz (gpuquote.health): beat sent its heartbeat, and a worker ran one, within this long.
+# /healthz (gpuquote.ops.health): beat sent its heartbeat, and a worker ran one, within this long.
 HEALTH_HEARTBEAT_MAX_AGE_SECONDS = env_int("HEALTH_HEARTBEAT_MAX_AGE_SECONDS", 60)
 if not 20 <= HEALTH_HEARTBEAT_MAX_AGE_SECONDS <= 24 * 60 * 60:
     raise ImproperlyConfigured("HEALTH_HEARTBEAT_MAX_AGE_SECONDS must be 20 to 86400 seconds")
 
 # Every periodic task, in one list (django_celery_beat copies it into its database schedule).
 CELERY_BEAT_SCHEDULE = {
-    # /healthz: beat sent a heartbeat and a worker ran it within a minute (gpuquote.heartbeat).
+    # /healthz: beat sent a heartbeat and a worker ran it within a minute (gpuquote.ops.heartbeat).
     "gpuquote-heartbeat": {
         "task": "gpuquote.heartbeat",
         "schedule": HEALTH_HEARTBEAT_MAX_AGE_SECONDS / 4,  # a late one or two do not fail it

@@ -42,7 +42,7 @@ if _seller_missing:
         + ". Set them (README, Settings)."
     )
 
-from gpuquote.sentry import sentry_init, traces_sample_rate  # noqa: E402
+from gpuquote.ops.sentry import sentry_init, traces_sample_rate  # noqa: E402
 from gpuquote.settings.base import *  # noqa: E402, F403  (a settings profile: every name)
 from gpuquote.settings.base import LOG_LEVEL, STORAGES  # noqa: E402
 from gpuquote.settings.logging import log_format, logging_config  # noqa: E402

@@ -3,8 +3,9 @@
 Chromium is /usr/bin/chromium (``scripts/system-deps.sh`` installs it). Without it, or without
 the Playwright package, these tests are skipped with the reason, unless
 ``GPUQUOTE_REQUIRE_BROWSER=1`` (CI), when they fail instead. Screenshots and accessibility
-reports go to ``test-artifacts/`` (git-ignored); one wizard step and one result page are copied
-to ``docs/screenshots/`` for the README.
+reports go to ``test-artifacts/`` (git-ignored). With ``GPUQUOTE_SCREENSHOTS=1`` (``make
+screenshots``) the README's pictures, a wizard step and result pages, are also written to
+``docs/screenshots/``; an ordinary run leaves that folder alone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS_VARIABLE = "GPUQUOTE_SCREENSHOTS"  # "1": write the README's screenshots
 AXE_IMPACTS_THAT_FAIL = ("serious", "critical")
 
 
@@ -120,10 +122,17 @@ def shoot(artifacts):
     return take
 
 
-def publish_screenshot(source: Path, name: str, *, max_height: int = 2200) -> Path:
-    """Copy a screenshot to docs/screenshots/ for the README: its top ``max_height`` pixels,
-    1000 px wide, as a 256-colour PNG (a plain copy when Pillow, a WeasyPrint dependency, is
-    missing)."""
+def screenshots_wanted() -> bool:
+    """Whether this run refreshes docs/screenshots/ (``make screenshots``)."""
+    return os.environ.get(SCREENSHOTS_VARIABLE, "").strip() == "1"
+
+
+def publish_screenshot(source: Path, name: str, *, max_height: int = 2200) -> Path | None:
+    """With ``GPUQUOTE_SCREENSHOTS=1``, copy a screenshot to docs/screenshots/ for the README:
+    its top ``max_height`` pixels, 1000 px wide, as a 256-colour PNG (a plain copy when Pillow, a
+    WeasyPrint dependency, is missing). Otherwise write nothing and return None."""
+    if not screenshots_wanted():
+        return None
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     target = SCREENSHOTS / name
     try:
@@ -134,7 +143,7 @@ def publish_screenshot(source: Path, name: str, *, max_height: int = 2200) -> Pa
     with Image.open(source) as image:
         top = image.convert("RGB").crop((0, 0, image.width, min(image.height, max_height)))
         width = min(1000, top.width)
-        small = top.resize((width, round(top.height * width / top.width)), Image.LANCZOS)
+        small = top.resize((width, round(top.height * width / top.width)), Image.Resampling.LANCZOS)
         small.quantize(colors=256).save(target, optimize=True)
     return target
 

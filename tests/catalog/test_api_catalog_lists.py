@@ -231,6 +231,7 @@ def test_prices_are_the_current_ones_of_offered_parts_one_row_each(client, raw_k
         observed_on=dt.date(2026, 11, 1),
         source="supplier quote 42",
     )
+    assert newer is not None
     Part.objects.filter(sku="NVIDIA-RTX4090-24GB").update(active=False)
     withdrawn = Price.objects.filter(part__sku="NVIDIA-RTX4090-24GB").count()
 

@@ -13,6 +13,8 @@ import sys
 
 import django
 
+from gpuquote.env import set_default_settings_module
+
 SERVE_8B = {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurrent_requests": 8}}
 QUESTIONS = {
     "configurations": (
@@ -39,7 +41,7 @@ def answer(client, name: str) -> dict[str, object]:
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gpuquote.settings")
+    set_default_settings_module()  # as manage.py: the test's profile, else DEBUG picks
     django.setup()
     from django.test import Client
 

@@ -1,5 +1,5 @@
 """/metrics under gunicorn with several workers, as the Procfile runs it: with
-PROMETHEUS_MULTIPROC_DIR (and gpuquote.gunicorn_conf's hooks), a scrape answered by any one
+PROMETHEUS_MULTIPROC_DIR (and gpuquote.ops.gunicorn_conf's hooks), a scrape answered by any one
 worker counts the requests every worker served."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_a_scrape_counts_the_requests_of_every_worker(tmp_path):
         env=env,
         workers=2,
         threads=1,
-        config="python:gpuquote.gunicorn_conf",
+        config="python:gpuquote.ops.gunicorn_conf",
     )
     try:
         for _ in range(REQUESTS):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable
+from typing import Any
 
 PUBLIC_V4 = "93.184.215.14"  # example.com
 NOT_PUBLIC = "The URL must point to a public host, not a local or private address."
@@ -47,7 +48,7 @@ def fake_getaddrinfo(table: dict[str, list[str]]) -> Callable[..., list]:
             pass
         if host not in table:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        results = []
+        results: list[tuple[Any, ...]] = []
         for text in table[host]:
             address = ipaddress.ip_address(text)
             if address.version == 4:

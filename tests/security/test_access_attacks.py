@@ -4,6 +4,7 @@ exact answer, and that nothing changed."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from io import StringIO
 
 import pytest
@@ -183,7 +184,7 @@ def test_staff_without_a_sales_role_is_refused_the_request_to_quote_screen(djang
     assert not Quote.objects.exists()
 
 
-def _webhook_row(partner_world) -> dict:
+def _webhook_row(partner_world) -> Mapping[str, object]:
 
     return Webhook.objects.values().get(pk=partner_world["hook"].pk)
 

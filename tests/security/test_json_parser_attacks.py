@@ -29,7 +29,7 @@ def test_json_nested_ten_thousand_levels_is_a_400(client):
 
 
 def test_json_nested_just_too_deep_is_a_400(client):
-    body = {"task": "inference"}
+    body: dict[str, object] = {"task": "inference"}
     for _level in range(40):
         body = {"a": body}
 

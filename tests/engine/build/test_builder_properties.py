@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -443,6 +444,8 @@ def _total(option: Any) -> Decimal:
 # --- Properties ----------------------------------------------------------------------------------
 
 
+# A brute force over every build (about half a minute): CI runs it, `make test` skips it locally.
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(catalog=catalogs(), needs=needs_for())
 def test_budget_option_is_the_true_cheapest(catalog, needs):

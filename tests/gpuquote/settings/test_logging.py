@@ -22,7 +22,7 @@ from django.urls import path
 from django_guid import clear_guid, get_guid, set_guid
 
 from gpuquote.celery import app
-from gpuquote.sentry import sentry_init, traces_sample_rate
+from gpuquote.ops.sentry import sentry_init, traces_sample_rate
 from gpuquote.settings.logging import RequestIdFilter, log_format, log_level, logging_config
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -256,7 +256,7 @@ def test_without_a_dsn_sentry_never_starts(dsn):
 SENTRY_PROBE = """
 import json, sentry_sdk
 from sentry_sdk.transport import Transport
-from gpuquote.sentry import sentry_init
+from gpuquote.ops.sentry import sentry_init
 
 class Nowhere(Transport):
     def capture_envelope(self, envelope):
@@ -301,7 +301,7 @@ def test_with_a_dsn_sentry_starts_without_personal_data():
 
 
 def test_sentry_events_carry_the_request_id(no_request_id):
-    from gpuquote.sentry import tag_request_id
+    from gpuquote.ops.sentry import tag_request_id
 
     assert tag_request_id({"message": "x"}, {}) == {"message": "x"}
     set_guid("0" * 32)

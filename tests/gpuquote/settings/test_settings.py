@@ -274,15 +274,14 @@ def test_without_a_settings_module_debug_picks_the_profile(tmp_path, debug, prof
     assert seen["debug"] is bool(debug)
 
 
-def test_the_name_from_before_the_profiles_still_picks_by_debug(tmp_path):
+@pytest.mark.parametrize("debug", [{}, {"DEBUG": "true"}])
+def test_the_name_from_before_the_profiles_is_refused_naming_the_profiles(tmp_path, debug):
     old_name = {"DJANGO_SETTINGS_MODULE": "gpuquote.settings"}
 
-    seen = _settings({**old_name, "DEBUG": "true"}, tmp_path)
-    message = _refusal(old_name, tmp_path)
+    message = _refusal({**old_name, **debug}, tmp_path)
 
-    assert seen["module"] == "gpuquote.settings"
-    assert (seen["debug"], seen["secret_key"], seen["staticfiles"]) == (True, DEV_KEY, PLAIN_STATIC)
-    assert "Production settings (DEBUG is off) are incomplete: SECRET_KEY is not set" in message
+    assert "DJANGO_SETTINGS_MODULE=gpuquote.settings no longer names a settings profile" in message
+    assert "gpuquote.settings.dev (development), gpuquote.settings.prod (production)" in message
 
 
 @pytest.mark.parametrize("entry_point", ["gpuquote.wsgi", "gpuquote.asgi", "gpuquote.celery"])
@@ -303,20 +302,25 @@ def test_every_entry_point_defaults_to_production_and_to_development_with_debug(
     assert "Production settings (DEBUG is off) are incomplete" in production.stderr
 
 
-def test_source_only_commands_run_without_variables_and_serving_ones_still_refuse(tmp_path):
+def test_manage_py_has_no_per_command_profile_and_the_makefile_names_development(tmp_path):
     var_dir = {"GPUQUOTE_VAR_DIR": str(tmp_path)}
-    for debug in ({}, {"DEBUG": ""}):  # unset, or set to nothing
+    # With nothing set, every command is production, makemigrations too, and refuses to start.
+    for debug in ({}, {"DEBUG": ""}, {"DEBUG": "false"}):  # unset, set to nothing, or false
         check = _run(["manage.py", "makemigrations", "--check", "--dry-run"], var_dir | debug)
-        assert check.returncode == 0, check.stderr
-        assert "No changes detected" in check.stdout
-    # Anything else with no variables is production, and refuses to start.
-    serve = _run(["manage.py", "check"], var_dir)
-    assert serve.returncode != 0
-    assert "Production settings (DEBUG is off) are incomplete" in serve.stderr
-    # DEBUG=false says production even for a source-only command.
-    explicit = _run(["manage.py", "makemigrations", "--check"], {**var_dir, "DEBUG": "false"})
-    assert explicit.returncode != 0
-    assert "Production settings (DEBUG is off) are incomplete" in explicit.stderr
+        assert check.returncode != 0
+        assert "Production settings (DEBUG is off) are incomplete" in check.stderr
+    # The Makefile's target (what `make lint` and the pre-commit hook run) names development.
+    make = subprocess.run(
+        ["make", "--no-print-directory", "migrations-check", f"PY={sys.executable}"],
+        cwd=ROOT,
+        env={**BASE_ENV, **var_dir},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert make.returncode == 0, make.stderr
+    assert "manage.py makemigrations --check --dry-run" in make.stdout
 
 
 def test_the_procfile_runs_every_process_on_the_production_profile():
@@ -472,3 +476,18 @@ def test_production_refuses_a_bad_log_or_sentry_value_naming_it(tmp_path, name, 
     message = _refusal({**PRODUCTION, name: value}, tmp_path)
 
     assert message.startswith(f"django.core.exceptions.ImproperlyConfigured: {name} must be")
+
+
+def test_the_pre_commit_hooks_run_the_locked_tools_and_the_makefile_check():
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    hooks = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
+
+    assert sorted(hooks) == ["makemigrations-check", "ruff", "ruff-format"]
+    assert hooks["ruff"]["entry"].startswith(".venv/bin/ruff check")
+    assert hooks["ruff-format"]["entry"].startswith(".venv/bin/ruff format")
+    # The profile comes from the Makefile, not from a special case in manage.py.
+    migrations = hooks["makemigrations-check"]
+    assert migrations["entry"] == "make --no-print-directory --silent migrations-check"
+    assert migrations["pass_filenames"] is False

@@ -28,6 +28,7 @@ def test_a_key_is_shown_once_works_and_is_revoked_with_the_action(admin_client, 
     assert shown, "the raw key must appear in the confirmation"
     raw = shown.group(1)
     key = ApiKey.objects.get()
+    assert key.created_by is not None
     assert key.created_by.username == "admin"
     assert client.get(QUOTES, headers=auth(raw)).status_code == 200
     page = admin_client.get(reverse("admin:quotes_apikey_change", args=[key.pk])).content

@@ -11,8 +11,8 @@ from celery.signals import before_task_publish
 from django.core.cache import cache
 from django.db import DatabaseError
 
-from gpuquote import health
-from gpuquote.heartbeat import BEAT_MARK, HEARTBEAT_TASK, WORKER_MARK, heartbeat
+from gpuquote.ops import health
+from gpuquote.ops.heartbeat import BEAT_MARK, HEARTBEAT_TASK, WORKER_MARK, heartbeat
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +120,8 @@ def test_the_heartbeat_is_on_beats_schedule_and_expires_rather_than_piles_up(set
     assert entries[0]["schedule"] * 2 < settings.HEALTH_HEARTBEAT_MAX_AGE_SECONDS
     assert entries[0]["options"]["expires"] <= settings.HEALTH_HEARTBEAT_MAX_AGE_SECONDS
     assert heartbeat.name == HEARTBEAT_TASK
+    # The name queued messages and beat schedules carry: moving the module must not change it.
+    assert HEARTBEAT_TASK == "gpuquote.heartbeat"
 
 
 def test_health_checks_answer_only_get(client):

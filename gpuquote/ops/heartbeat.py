@@ -1,11 +1,11 @@
-"""Proof that the background machinery runs, for ``/healthz`` (``gpuquote.health``).
+"""Proof that the background machinery runs, for ``/healthz`` (``gpuquote.ops.health``).
 
-Celery beat sends ``gpuquote.heartbeat`` four times per ``HEALTH_HEARTBEAT_MAX_AGE_SECONDS``
-(its schedule entry, ``gpuquote.settings.base``); the moment it publishes
-one is marked by the publishing process (beat ran its schedule), the moment a worker runs it by
-the worker (a worker answered). Both marks are in the shared cache (Redis in production), so
-every web host reads the same. A heartbeat nobody ran within that age expires rather than pile
-up behind a stopped worker."""
+Celery beat sends the task ``gpuquote.heartbeat`` four times per
+``HEALTH_HEARTBEAT_MAX_AGE_SECONDS`` (its schedule entry, ``gpuquote.settings.base``); the
+moment it publishes one is marked by the publishing process (beat ran its schedule), the moment
+a worker runs it by the worker (a worker answered). Both marks are in the shared cache (Redis in
+production), so every web host reads the same. A heartbeat nobody ran within that age expires
+rather than pile up behind a stopped worker."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from celery import shared_task
 from celery.signals import before_task_publish
 from django.core.cache import cache
 
-HEARTBEAT_TASK = "gpuquote.heartbeat"
+HEARTBEAT_TASK = "gpuquote.heartbeat"  # its name from before gpuquote/ops/, kept
 WORKER_MARK = "health:worker-answered-at"
 BEAT_MARK = "health:beat-sent-at"
 _MARK_KEPT_SECONDS = 24 * 60 * 60

@@ -28,7 +28,7 @@ from prometheus_client.registry import Collector
 from catalog.selectors.source_health import price_sources_health
 from engine.commerce.workflow import QuoteStatus
 from gpuquote.core.choices import values_of
-from gpuquote.task_metrics import metrics_registry
+from gpuquote.ops.task_metrics import metrics_registry
 from quotes.models import DeliveryStatus, Quote, WebhookDelivery
 
 LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))

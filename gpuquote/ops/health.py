@@ -5,7 +5,7 @@
   answers (a rolling deploy waits for it).
 - ``/healthz``: the whole service works (django-health-check): the database, the cache, the
   Celery broker, a worker that ran the heartbeat and beat that sent it, each within
-  ``HEALTH_HEARTBEAT_MAX_AGE_SECONDS`` (``gpuquote.heartbeat``). Embedded (tasks in-process)
+  ``HEALTH_HEARTBEAT_MAX_AGE_SECONDS`` (``gpuquote.ops.heartbeat``). Embedded (tasks in-process)
   there is no broker, worker or beat to check: it says so.
 
 Each answers JSON ``{"status": "ok" | "failing", "checks": {name: "ok" | reason}}``, 200 when
@@ -30,7 +30,7 @@ from health_check.checks import Cache, Database
 from health_check.exceptions import ServiceUnavailable
 from health_check.views import HealthCheckView
 
-from gpuquote.heartbeat import BEAT_MARK, WORKER_MARK, mark_age_seconds
+from gpuquote.ops.heartbeat import BEAT_MARK, WORKER_MARK, mark_age_seconds
 
 OK = "ok"
 EAGER = "tasks run in-process (embedded): no broker, worker or beat"
@@ -83,7 +83,7 @@ class Broker(HealthCheck):
 
 @dataclasses.dataclass
 class _Heartbeat(HealthCheck):
-    """A mark of ``gpuquote.heartbeat`` no older than ``HEALTH_HEARTBEAT_MAX_AGE_SECONDS``."""
+    """A mark of ``gpuquote.ops.heartbeat`` no older than ``HEALTH_HEARTBEAT_MAX_AGE_SECONDS``."""
 
     label: ClassVar[str]
     mark: ClassVar[str]

@@ -1,8 +1,9 @@
-"""gunicorn hooks for prometheus-client's multiprocess mode (``-c python:gpuquote.gunicorn_conf``,
-the Procfile's ``web`` line): with ``PROMETHEUS_MULTIPROC_DIR`` set, each worker process counts
-in files there and ``/metrics`` adds them up, so a scrape sees the whole host, not the one worker
-that answered it. The directory is emptied when gunicorn starts (counts of a previous run would
-add up otherwise), and a worker that exits is marked dead."""
+"""gunicorn hooks for prometheus-client's multiprocess mode (``-c
+python:gpuquote.ops.gunicorn_conf``, the Procfile's ``web`` line): with
+``PROMETHEUS_MULTIPROC_DIR`` set, each worker process counts in files there and ``/metrics``
+adds them up, so a scrape sees the whole host, not the one worker that answered it. The
+directory is emptied when gunicorn starts (counts of a previous run would add up otherwise), and
+a worker that exits is marked dead."""
 
 from __future__ import annotations
 
