@@ -230,6 +230,9 @@ GPU_MODELS: tuple[GpuModel, ...] = (
     _m("GB300", "GB300", "gb300", "Blackwell", None, priced=False),
     _m("B200", "B200", "b200", "Blackwell", "B200"),
     _m("H200", "H200", "h200", "Hopper", "H200"),
+    # MI325X: AMD product page (CDNA 3, 256 GB HBM3E); hosted against H200 offers, its rival class;
+    # no cloud price key yet.
+    _m("MI325X", "Instinct MI325X", "mi325x", "CDNA 3", "H200", priced=False),
     _m("MI300X", "Instinct MI300X", "mi300x", "CDNA 3", "H100"),
     _m("L40S", "L40S", "l40s", "Ada Lovelace", "L40S"),
     _m("L40", "L40", "l40", "Ada Lovelace", "L40S", priced=False),

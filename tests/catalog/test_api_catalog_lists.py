@@ -65,7 +65,7 @@ def test_gpus_are_the_offered_ones_by_sku_with_their_current_eur_purchase_price(
 
     body = response.json()
     offered = sorted(Gpu.objects.filter(active=True).values_list("sku", flat=True))
-    assert body["count"] == 13  # 12 seed GPUs still offered + the unpriced one
+    assert body["count"] == 14  # 13 seed GPUs still offered + the unpriced one
     assert skus_of(response) == offered
     assert "NVIDIA-RTX4090-24GB" not in offered
     rows = {row["sku"]: row for row in body["results"]}
@@ -342,7 +342,7 @@ def test_lists_are_paginated(client, raw_key):
     last = api_get(client, f"{GPUS}?page_size=5&page=3", raw_key).json()
 
     every = sorted(Gpu.objects.values_list("sku", flat=True))
-    assert (first["count"], len(first["results"])) == (13, 5)
+    assert (first["count"], len(first["results"])) == (14, 5)
     assert first["next"] == "http://testserver/api/v1/catalog/gpus/?page=2&page_size=5"
     assert first["previous"] is None
     assert [row["sku"] for row in first["results"]] == every[:5]

@@ -84,6 +84,7 @@ def test_every_sxm_or_oam_gpu_names_its_baseboard_and_a_chassis_is_built_for_it(
         "NVIDIA-RTX5090-32GB": "",
         "NVIDIA-B200-SXM-180GB": "HGX-B200",
         "AMD-MI300X-OAM-192GB": "OAM-MI300X",
+        "AMD-MI325X-OAM-256GB": "OAM-MI300X",  # same UBB, 1,000 W: no chassis rated for it yet
     }
     assert set(boards.values()) - {""} <= boards_of_chassis
 
@@ -118,7 +119,7 @@ def test_the_power_supplies_follow_the_vendors_datasheets():
 
 
 def test_no_amd_part_is_described_as_on_nvswitch():
-    for sku in ("AMD-MI300X-OAM-192GB", "SMC-AS-8125GS-TNMR2"):
+    for sku in ("AMD-MI300X-OAM-192GB", "AMD-MI325X-OAM-256GB", "SMC-AS-8125GS-TNMR2"):
         notes = BY_SKU[sku]["notes"]
         assert "Infinity Fabric" in notes
         assert set(re.findall(r"(\w+),? NVSwitch", notes)) <= {"no", "not"}, notes

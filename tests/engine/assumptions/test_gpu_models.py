@@ -93,6 +93,7 @@ def test_every_catalog_gpu_has_a_record_and_a_known_architecture(part):
         ("NVIDIA H100 PCIe 80GB", "H100_PCIE", "H100"),
         ("A100 PCIe 40GB", "A100_PCIE", "A100"),
         ("AMD Instinct MI300X", "MI300X", "H100"),
+        ("AMD Instinct MI325X 256GB OAM", None, "H200"),  # recognised, no price key
         ("NVIDIA L40S", "L40S", "L40S"),
         ("NVIDIA L40", None, "L40S"),  # recognised, no price key, not an L4
         ("NVIDIA L4", "L4", "L4"),
