@@ -53,6 +53,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(MANAGE) makemigrations --check --dry-run -v 0
 	$(VENV)/bin/mypy
+	$(PY) scripts/check_doc_links.py
 
 # Every model change has its migration (also the pre-commit hook, .pre-commit-config.yaml).
 migrations-check:
