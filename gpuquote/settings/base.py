@@ -201,6 +201,16 @@ RATELIMIT_IP_META_KEY = "gpuquote.core.client_ip.client_ip"  # django-ratelimit'
 # from that address is a 429 until the window passes (quotes.api.auth.ApiKeyFailureThrottle).
 API_KEY_FAILURE_RATE = env_str("API_KEY_FAILURE_RATE", "20/minute")
 
+# API request bodies (bytes), refused with a 413 before parsing: a view names its entry with a
+# ``body_limit`` class attribute (gpuquote.api.parsers). The calculators take small bodies.
+API_BODY_LIMITS = {
+    "calculator": env_int("API_CALCULATOR_BODY_BYTES", 65_536),
+    "default": env_int("API_BODY_BYTES", 262_144),
+}
+# JSON bodies: keys plus array items in all, and the longest array, refused while parsing.
+API_JSON_MAX_NODES = env_int("API_JSON_MAX_NODES", 5_000)
+API_JSON_MAX_ARRAY = env_int("API_JSON_MAX_ARRAY", 1_000)
+
 REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -224,8 +234,8 @@ REST_FRAMEWORK = {
     # JSON bodies: size, depth, key count and lone surrogates refused before validation.
     "DEFAULT_PARSER_CLASSES": [
         "gpuquote.api.parsers.LimitedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "gpuquote.api.parsers.LimitedFormParser",
+        "gpuquote.api.parsers.LimitedMultiPartParser",
     ],
     # dev adds the browsable API.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
