@@ -322,7 +322,7 @@ def test_source_only_commands_run_without_variables_and_serving_ones_still_refus
 def test_the_procfile_runs_every_process_on_the_production_profile():
     lines = (ROOT / "Procfile").read_text().strip().splitlines()
 
-    assert [line.split(":")[0] for line in lines] == ["web", "worker", "beat"]
+    assert [line.split(":")[0] for line in lines] == ["web", "worker", "webhooks", "beat"]
     for line in lines:
         assert "DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-gpuquote.settings.prod} " in line
 

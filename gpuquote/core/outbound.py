@@ -21,8 +21,9 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -236,14 +237,34 @@ def outbound_request(
     body: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     timeout_s: float,
+    deadline_s: float | None = None,
 ) -> Iterator[http.client.HTTPResponse]:
     """Send one request to a vetted address; the answer, whatever its status (3xx included:
     redirects are the caller's to follow, through this function again). Raises
     ``OutboundRefusedError``, ``OSError`` (DNS, connection, timeout, TLS) or
-    ``http.client.HTTPException`` (a malformed answer)."""
+    ``http.client.HTTPException`` (a malformed answer).
+
+    ``timeout_s`` bounds each connect and each read; ``deadline_s`` bounds the whole exchange
+    (connect, TLS, request, answer and the caller's reads inside the ``with``): at the deadline
+    the connection is shut down and the exchange raises ``TimeoutError``, so a receiver that
+    drips a byte just under ``timeout_s`` cannot hold the caller."""
     target = outbound_target(url, policy=policy)
     connection_class = _VettedHTTPSConnection if target.scheme == "https" else _VettedHTTPConnection
-    connection = connection_class(target, timeout_s)
+    per_step_s = timeout_s if deadline_s is None else min(timeout_s, deadline_s)
+    connection = connection_class(target, per_step_s)
+    expired = threading.Event()
+
+    def cut() -> None:
+        expired.set()
+        sock = connection.sock
+        if sock is not None:
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = None if deadline_s is None else threading.Timer(deadline_s, cut)
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         connection.request(method, target.path, body=body, headers=dict(headers or {}))
         response = connection.getresponse()
@@ -251,8 +272,16 @@ def outbound_request(
             yield response
         finally:
             response.close()
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            raise TimeoutError(f"no complete answer within {deadline_s:g} s") from exc
+        raise
     finally:
+        if timer is not None:
+            timer.cancel()
         connection.close()
+    if expired.is_set():  # the answer was cut short but read without an error
+        raise TimeoutError(f"no complete answer within {deadline_s:g} s")
 
 
 # --- Django side (lazy imports: the policy above needs no settings) ------------------------------

@@ -137,6 +137,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # 1 h), or a waiting retry would be handed out twice.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 CELERY_TASK_TIME_LIMIT = 15 * 60
+# Webhook attempts have their own queue (and worker: Procfile "webhooks"), so a slow partner
+# never delays e-mails or price refreshes on the default "celery" queue.
+CELERY_TASK_ROUTES = {"quotes.deliver_webhook": {"queue": "webhooks"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 
@@ -353,6 +356,9 @@ QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
 # without end. A partner may replay a POST with its Idempotency-Key within this many hours.
 IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 24)
 # Finished webhook deliveries (and their attempts) stay this long for support questions.
+# One webhook attempt, whole (connect, TLS, request, answer), in seconds; each read also has
+# its own 10 s timeout. A receiver that drips its answer is cut off here.
+WEBHOOK_DELIVERY_DEADLINE_S = env_int("WEBHOOK_DELIVERY_DEADLINE_S", 15)
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 90)
 # Finished price refresh runs; the latest run of each source is always kept (admin, staleness).
 PRICE_REFRESH_RUN_RETENTION_DAYS = env_int("PRICE_REFRESH_RUN_RETENTION_DAYS", 180)

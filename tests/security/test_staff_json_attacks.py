@@ -63,4 +63,4 @@ def test_workload_json_not_an_object_is_refused():
     form = _form("[[0], [0]]")
 
     assert not form.is_valid()
-    assert form.errors["workload_json"][-1].endswith("Expected a JSON object.")
+    assert str(form.errors["workload_json"][-1]).endswith("Expected a JSON object.")
