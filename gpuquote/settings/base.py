@@ -358,6 +358,9 @@ IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 24)
 # Finished webhook deliveries (and their attempts) stay this long for support questions.
 # One webhook attempt, whole (connect, TLS, request, answer), in seconds; each read also has
 # its own 10 s timeout. A receiver that drips its answer is cut off here.
+# Ports a webhook or feed URL on a public host may use (hosts in OUTBOUND_ALLOW_PRIVATE_HOSTS
+# are exempt): port 0, 25 (mail) and the like are refused at registration and at delivery.
+OUTBOUND_ALLOWED_PORTS = env_list("OUTBOUND_ALLOWED_PORTS", ["443", "80", "8443"])
 WEBHOOK_DELIVERY_DEADLINE_S = env_int("WEBHOOK_DELIVERY_DEADLINE_S", 15)
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 90)
 # Finished price refresh runs; the latest run of each source is always kept (admin, staleness).
