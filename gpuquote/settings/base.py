@@ -164,6 +164,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 60))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# ... and one address is locked out, whatever the user name, after this many failures within
+# the cool-off (password spraying: one password tried on many user names).
+AXES_HANDLER = "gpuquote.core.lockout.AddressLimitedHandler"
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 20)
 AXES_RESET_ON_SUCCESS = env_bool("AXES_RESET_ON_SUCCESS", default=True)
 AXES_CLIENT_IP_CALLABLE = "gpuquote.core.client_ip.client_ip"
 AXES_LOCKOUT_CALLABLE = "gpuquote.core.lockout.lockout_response"
