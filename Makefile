@@ -108,7 +108,7 @@ bench: prepare $(BENCH_STAMP)
 
 # Celery: `make worker` and `make beat` need REDIS_URL (without it tasks run in-process).
 worker: prepare
-	$(VENV)/bin/celery -A gpuquote worker --loglevel=info --concurrency=2
+	$(VENV)/bin/celery -A gpuquote worker -Q celery,webhooks --loglevel=info --concurrency=2
 
 beat: prepare
 	$(VENV)/bin/celery -A gpuquote beat --loglevel=info

@@ -21,8 +21,9 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -86,9 +87,18 @@ class OutboundPolicy:
     allowed_hosts: frozenset[str] = frozenset()
     allowed_networks: tuple[IPNetwork, ...] = ()
     https_only: bool = False
+    # Ports a public address may be called on (None: any); the allowed hosts and networks above
+    # are an operator's own services, on whatever port they listen.
+    allowed_ports: frozenset[int] | None = None
 
     @classmethod
-    def from_entries(cls, entries: Iterable[str], *, https_only: bool = False) -> OutboundPolicy:
+    def from_entries(
+        cls,
+        entries: Iterable[str],
+        *,
+        https_only: bool = False,
+        ports: Iterable[int | str] | None = None,
+    ) -> OutboundPolicy:
         """From host names and networks ("10.20.0.0/16", "127.0.0.1", "prices.internal")."""
         hosts: set[str] = set()
         networks: list[IPNetwork] = []
@@ -100,7 +110,14 @@ class OutboundPolicy:
                 networks.append(ipaddress.ip_network(text, strict=False))
             except ValueError:
                 hosts.add(text.rstrip("."))
-        return cls(frozenset(hosts), tuple(networks), https_only)
+        allowed_ports = None if ports is None else frozenset(int(port) for port in ports)
+        return cls(frozenset(hosts), tuple(networks), https_only, allowed_ports)
+
+    def explicitly_allowed(self, address: IPAddress) -> bool:
+        return any(
+            address.version == network.version and address in network
+            for network in self.allowed_networks
+        )
 
     def address_allowed(self, address: IPAddress) -> bool:
         return address_is_public(address) or any(
@@ -158,7 +175,8 @@ def outbound_target(url: str, *, policy: OutboundPolicy) -> OutboundTarget:
         raise OutboundRefusedError("scheme", f"{url!r}: only https is allowed")
     if parts.username is not None or parts.password is not None:
         raise OutboundRefusedError("url", f"{url!r}: credentials in the URL are not sent")
-    port = port or SCHEMES[scheme]
+    port = SCHEMES[scheme] if port is None else port
+    operator_host = host in policy.allowed_hosts
     addresses = _host_addresses(host, port)
     if host not in policy.allowed_hosts:
         refused = [str(address) for address in addresses if not policy.address_allowed(address)]
@@ -169,6 +187,13 @@ def outbound_target(url: str, *, policy: OutboundPolicy) -> OutboundTarget:
                 f"{where} not a public address "
                 "(OUTBOUND_ALLOW_PRIVATE_HOSTS lists the private hosts allowed)",
             )
+    if (
+        policy.allowed_ports is not None
+        and port not in policy.allowed_ports
+        and not operator_host
+        and not all(policy.explicitly_allowed(address) for address in addresses)
+    ):
+        raise OutboundRefusedError("port", f"{url!r}: port {port} is not allowed")
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
@@ -236,14 +261,34 @@ def outbound_request(
     body: bytes | None = None,
     headers: Mapping[str, str] | None = None,
     timeout_s: float,
+    deadline_s: float | None = None,
 ) -> Iterator[http.client.HTTPResponse]:
     """Send one request to a vetted address; the answer, whatever its status (3xx included:
     redirects are the caller's to follow, through this function again). Raises
     ``OutboundRefusedError``, ``OSError`` (DNS, connection, timeout, TLS) or
-    ``http.client.HTTPException`` (a malformed answer)."""
+    ``http.client.HTTPException`` (a malformed answer).
+
+    ``timeout_s`` bounds each connect and each read; ``deadline_s`` bounds the whole exchange
+    (connect, TLS, request, answer and the caller's reads inside the ``with``): at the deadline
+    the connection is shut down and the exchange raises ``TimeoutError``, so a receiver that
+    drips a byte just under ``timeout_s`` cannot hold the caller."""
     target = outbound_target(url, policy=policy)
     connection_class = _VettedHTTPSConnection if target.scheme == "https" else _VettedHTTPConnection
-    connection = connection_class(target, timeout_s)
+    per_step_s = timeout_s if deadline_s is None else min(timeout_s, deadline_s)
+    connection = connection_class(target, per_step_s)
+    expired = threading.Event()
+
+    def cut() -> None:
+        expired.set()
+        sock = connection.sock
+        if sock is not None:
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = None if deadline_s is None else threading.Timer(deadline_s, cut)
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         connection.request(method, target.path, body=body, headers=dict(headers or {}))
         response = connection.getresponse()
@@ -251,8 +296,16 @@ def outbound_request(
             yield response
         finally:
             response.close()
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            raise TimeoutError(f"no complete answer within {deadline_s:g} s") from exc
+        raise
     finally:
+        if timer is not None:
+            timer.cancel()
         connection.close()
+    if expired.is_set():  # the answer was cut short but read without an error
+        raise TimeoutError(f"no complete answer within {deadline_s:g} s")
 
 
 # --- Django side (lazy imports: the policy above needs no settings) ------------------------------
@@ -262,12 +315,17 @@ def outbound_policy(*, https_only: bool = False) -> OutboundPolicy:
     """The policy from the ``OUTBOUND_ALLOW_PRIVATE_HOSTS`` setting."""
     from django.conf import settings
 
-    return OutboundPolicy.from_entries(settings.OUTBOUND_ALLOW_PRIVATE_HOSTS, https_only=https_only)
+    return OutboundPolicy.from_entries(
+        settings.OUTBOUND_ALLOW_PRIVATE_HOSTS,
+        https_only=https_only,
+        ports=settings.OUTBOUND_ALLOWED_PORTS,
+    )
 
 
 def outbound_url_errors(url: str, *, https_only: bool = False) -> list[Any]:
     """Why a URL someone registers (a webhook, a price feed) is refused, as translated messages
     for the field; [] when it may be called. Resolves the host now; delivery checks again."""
+    from django.conf import settings
     from django.utils.translation import gettext as _
 
     try:
@@ -277,7 +335,11 @@ def outbound_url_errors(url: str, *, https_only: bool = False) -> list[Any]:
             return [_("Use an https:// URL: webhooks are sent over TLS only.")]
         if exc.reason == "address":
             return [_("The URL must point to a public host, not a local or private address.")]
+        if exc.reason == "port":
+            ports = ", ".join(str(port) for port in settings.OUTBOUND_ALLOWED_PORTS)
+            return [_("Use port %(ports)s: other ports are not called.") % {"ports": ports}]
         return [_("Enter a valid http:// or https:// URL.")]
     except (OSError, UnicodeError):
-        return [_("The host name could not be resolved.")]
+        # the same answer as a private address: registration must not tell which names resolve
+        return [_("The URL must point to a public host, not a local or private address.")]
     return []

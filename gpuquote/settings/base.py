@@ -137,6 +137,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # 1 h), or a waiting retry would be handed out twice.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 CELERY_TASK_TIME_LIMIT = 15 * 60
+# Webhook attempts have their own queue (and worker: Procfile "webhooks"), so a slow partner
+# never delays e-mails or price refreshes on the default "celery" queue.
+CELERY_TASK_ROUTES = {"quotes.deliver_webhook": {"queue": "webhooks"}}
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 
@@ -161,6 +164,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 60))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# ... and one address is locked out, whatever the user name, after this many failures within
+# the cool-off (password spraying: one password tried on many user names).
+AXES_HANDLER = "gpuquote.core.lockout.AddressLimitedHandler"
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 20)
 AXES_RESET_ON_SUCCESS = env_bool("AXES_RESET_ON_SUCCESS", default=True)
 AXES_CLIENT_IP_CALLABLE = "gpuquote.core.client_ip.client_ip"
 AXES_LOCKOUT_CALLABLE = "gpuquote.core.lockout.lockout_response"
@@ -201,6 +208,16 @@ RATELIMIT_IP_META_KEY = "gpuquote.core.client_ip.client_ip"  # django-ratelimit'
 # from that address is a 429 until the window passes (quotes.api.auth.ApiKeyFailureThrottle).
 API_KEY_FAILURE_RATE = env_str("API_KEY_FAILURE_RATE", "20/minute")
 
+# API request bodies (bytes), refused with a 413 before parsing: a view names its entry with a
+# ``body_limit`` class attribute (gpuquote.api.parsers). The calculators take small bodies.
+API_BODY_LIMITS = {
+    "calculator": env_int("API_CALCULATOR_BODY_BYTES", 65_536),
+    "default": env_int("API_BODY_BYTES", 262_144),
+}
+# JSON bodies: keys plus array items in all, and the longest array, refused while parsing.
+API_JSON_MAX_NODES = env_int("API_JSON_MAX_NODES", 5_000)
+API_JSON_MAX_ARRAY = env_int("API_JSON_MAX_ARRAY", 1_000)
+
 REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -224,8 +241,8 @@ REST_FRAMEWORK = {
     # JSON bodies: size, depth, key count and lone surrogates refused before validation.
     "DEFAULT_PARSER_CLASSES": [
         "gpuquote.api.parsers.LimitedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "gpuquote.api.parsers.LimitedFormParser",
+        "gpuquote.api.parsers.LimitedMultiPartParser",
     ],
     # dev adds the browsable API.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -343,6 +360,12 @@ QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
 # without end. A partner may replay a POST with its Idempotency-Key within this many hours.
 IDEMPOTENCY_RETENTION_HOURS = env_int("IDEMPOTENCY_RETENTION_HOURS", 24)
 # Finished webhook deliveries (and their attempts) stay this long for support questions.
+# One webhook attempt, whole (connect, TLS, request, answer), in seconds; each read also has
+# its own 10 s timeout. A receiver that drips its answer is cut off here.
+# Ports a webhook or feed URL on a public host may use (hosts in OUTBOUND_ALLOW_PRIVATE_HOSTS
+# are exempt): port 0, 25 (mail) and the like are refused at registration and at delivery.
+OUTBOUND_ALLOWED_PORTS = env_list("OUTBOUND_ALLOWED_PORTS", ["443", "80", "8443"])
+WEBHOOK_DELIVERY_DEADLINE_S = env_int("WEBHOOK_DELIVERY_DEADLINE_S", 15)
 WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 90)
 # Finished price refresh runs; the latest run of each source is always kept (admin, staleness).
 PRICE_REFRESH_RUN_RETENTION_DAYS = env_int("PRICE_REFRESH_RUN_RETENTION_DAYS", 180)

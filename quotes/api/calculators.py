@@ -44,6 +44,8 @@ class ModelListView(APIView):
 
 
 class SizingView(APIView):
+    body_limit = "calculator"
+
     @extend_schema(
         operation_id="sizing_create",
         summary="What a workload needs: GPU memory (GB = 10^9 bytes), GPUs, compute, RAM, storage.",
@@ -59,6 +61,8 @@ class SizingView(APIView):
 
 
 class ConfigurationsView(APIView):
+    body_limit = "calculator"
+
     @extend_schema(
         operation_id="configurations_create",
         summary="Balanced server configurations (budget, balanced, performance) from the catalog.",
@@ -82,6 +86,8 @@ class ConfigurationsView(APIView):
 
 
 class TcoView(APIView):
+    body_limit = "calculator"
+
     @extend_schema(
         operation_id="tco_create",
         summary="Buy vs managed hosting vs cloud over 1-7 years, with break-even and sensitivity.",

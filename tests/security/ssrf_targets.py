@@ -11,7 +11,7 @@ from typing import Any
 
 PUBLIC_V4 = "93.184.215.14"  # example.com
 NOT_PUBLIC = "The URL must point to a public host, not a local or private address."
-NOT_RESOLVED = "The host name could not be resolved."
+NOT_RESOLVED = NOT_PUBLIC  # one answer: registration does not tell which names resolve
 
 # What these names resolve to on the Internet (localtest.me and nip.io are public wildcards).
 DNS = {

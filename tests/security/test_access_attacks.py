@@ -380,3 +380,18 @@ def test_a_password_like_the_user_name_or_a_common_one_is_refused(django_user_mo
         validate_password("margaret.hamilton1", user=user)
     with pytest.raises(ValidationError, match="too common"):
         validate_password("password1234")
+
+
+@pytest.mark.parametrize(("url", "after", "flags"), LOGIN_PAGES)
+def test_spraying_one_password_over_many_user_names_locks_the_address(
+    client, django_user_model, url, after, flags
+):
+    django_user_model.objects.create_user(username="rep", password=PASSWORD, **flags)
+    for number in range(19):  # AXES_ADDRESS_FAILURE_LIMIT's default: 20, one try per name
+        assert _login(client, url, f"user{number}", "Summer2026!").status_code == 200
+    _assert_locked_out(_login(client, url, "user19", "Summer2026!"))
+
+    _assert_locked_out(_login(client, url, "rep", PASSWORD))
+    assert _signed_in_user_id(client) is None
+    # Another address is not affected.
+    assert _login(client, url, "rep", PASSWORD, address="198.51.100.7").status_code == 302

@@ -155,3 +155,14 @@ def test_a_stored_company_with_a_line_break_cannot_leave_a_quote_sent_without_em
     assert "\n" not in mail.outbox[0].subject
     assert mail.outbox[0].subject.endswith("(Evil Corp Bcc: x@evil.test)")
     assert mail.outbox[0].bcc == []
+
+
+def test_a_client_cannot_choose_the_server_request_id(client):
+    chosen = "310cc99fc44345de85a722c4b7760f86"  # e.g. another request's id, to blur the logs
+
+    first = client.get("/livez", headers={"X-Request-ID": chosen})
+    second = client.get("/livez", headers={"X-Request-ID": chosen})
+
+    assert first["X-Request-ID"] != chosen
+    assert second["X-Request-ID"] not in (chosen, first["X-Request-ID"])
+    assert first["X-Client-Request-ID"] == second["X-Client-Request-ID"] == chosen

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("catalog", "no_huge
 
 
 def test_json_nested_ten_thousand_levels_is_a_400(client):
-    body = "[" * 10_000 + "]" * 10_000
+    body = '{"task": ' + "[" * 10_000 + "]" * 10_000 + "}"
 
     problem = assert_problem(post_json(client, "/api/v1/sizing/", body), 400)
 
@@ -65,7 +65,8 @@ def test_json_two_hundred_thousand_keys_are_refused_before_validation(
 ):
     from quotes.api import workload as api_workload
 
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000_000  # the body is 3.3 MB: under the limit
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000_000  # the body is 3.3 MB: under the limits
+    settings.API_BODY_LIMITS = {"calculator": 10_000_000, "default": 10_000_000}
 
     def must_not_run(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("validation ran on an oversized body")

@@ -196,3 +196,32 @@ def test_connection_errors_stored_before_the_fix_are_not_shown_to_partners(clien
 
     [row] = response.json()["results"]
     assert [a["error"] for a in row["attempts"]] == ["unreachable"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("port", [0, 25, 6379])
+def test_webhook_registration_refuses_a_port_outside_the_list(client, dns, acme, port):
+    response = client.post(
+        WEBHOOKS,
+        {"url": f"https://acme.example:{port}/hook"},
+        content_type="application/json",
+        headers=auth(acme[1]),
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "url": ["Use port 443, 80, 8443: other ports are not called."]
+    }
+    assert not Webhook.objects.exists()
+
+
+@pytest.mark.django_db
+def test_webhook_registration_accepts_port_8443(client, dns, acme):
+    response = client.post(
+        WEBHOOKS,
+        {"url": "https://acme.example:8443/hook"},
+        content_type="application/json",
+        headers=auth(acme[1]),
+    )
+
+    assert response.status_code == 201

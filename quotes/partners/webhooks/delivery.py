@@ -15,6 +15,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -79,6 +80,7 @@ def _post(*, url: str, body: bytes, headers: dict[str, str]) -> PostResult:
             body=body,
             headers=headers,
             timeout_s=DELIVERY_TIMEOUT_S,
+            deadline_s=settings.WEBHOOK_DELIVERY_DEADLINE_S,
         ) as response:
             response.read(RESPONSE_READ_MAX_BYTES)
             status = response.status

@@ -163,11 +163,16 @@ def test_a_request_logs_with_its_id_and_returns_it(client, logging_view, request
 @pytest.mark.parametrize(
     "given", ["310cc99fc44345de85a722c4b7760f86", "a749cb99-2042-4864-a9cb-b524f9c1f1f9"]
 )
-def test_a_well_formed_incoming_id_is_kept(client, logging_view, request_ids, eager_celery, given):
+def test_a_well_formed_incoming_id_is_kept_as_the_client_id_only(
+    client, logging_view, request_ids, eager_celery, given
+):
     response = client.get("/logs-and-enqueues", headers={HEADER: given})
 
-    assert response[HEADER] == given
-    assert ("before the task", given) in request_ids()
+    assert response["X-Client-Request-ID"] == given
+    assert response[HEADER] != given
+    assert uuid.UUID(response[HEADER])
+    assert ("before the task", response[HEADER]) in request_ids()
+    assert all(request_id != given for _message, request_id in request_ids())
 
 
 @pytest.mark.django_db
@@ -187,6 +192,7 @@ def test_a_malformed_incoming_id_is_replaced(
     response = client.get("/logs-and-enqueues", headers={HEADER: given})
 
     assert response[HEADER] != given
+    assert "X-Client-Request-ID" not in response
     assert uuid.UUID(response[HEADER])
     assert ("before the task", response[HEADER]) in request_ids()
 

@@ -326,7 +326,7 @@ def test_manage_py_has_no_per_command_profile_and_the_makefile_names_development
 def test_the_procfile_runs_every_process_on_the_production_profile():
     lines = (ROOT / "Procfile").read_text().strip().splitlines()
 
-    assert [line.split(":")[0] for line in lines] == ["web", "worker", "beat"]
+    assert [line.split(":")[0] for line in lines] == ["web", "worker", "webhooks", "beat"]
     for line in lines:
         assert "DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-gpuquote.settings.prod} " in line
 
