@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from catalog.selectors import catalog_snapshot_get
 from engine.advice.pipeline import build_needs
@@ -27,7 +28,7 @@ from engine.commerce.pricing import (
 )
 from engine.commerce.pricing import QuoteLine as EngineLine
 from engine.commerce.workflow import QuoteStatus, Role, context_for
-from engine.money import Money
+from engine.money import Money, round_money
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.choices import values_of
 from quotes.models import (
@@ -153,8 +154,32 @@ def revision_lines_get(*, revision: QuoteRevision) -> list[QuoteLine]:
     return list(revision.lines.order_by("position", "id"))
 
 
-def engine_lines(lines: list[QuoteLine]) -> tuple[EngineLine, ...]:
-    """Stored lines as the pricing core's dataclasses."""
+def _list_rate(quote: Quote, revision: QuoteRevision) -> tuple[Decimal, Decimal] | None:
+    """(typed rate, reference rate of the revision's day) when staff typed the quote's rate:
+    lines converted at the typed rate are measured against the catalog at the reference."""
+    if quote.exchange_rate is None or quote.exchange_rate_date is not None:
+        return None
+    from quotes.sales.services.exchange import quote_rate_default  # import here: a cycle
+
+    day = timezone.localdate(revision.created_at) if revision.created_at else timezone.localdate()
+    reference = quote_rate_default(currency=quote.currency, on=day).rate
+    return (quote.exchange_rate, reference)
+
+
+def _list_unit_price(line: QuoteLine, list_rate: tuple[Decimal, Decimal] | None) -> Money | None:
+    """A line converted at a typed rate: its catalog price at the reference rate instead."""
+    if list_rate is None or not line.exchange_rate or not line.source_currency:
+        return None
+    typed, reference = list_rate
+    if line.exchange_rate != typed or typed == reference:
+        return None
+    return Money(round_money(line.unit_price / typed * reference), line.currency)
+
+
+def engine_lines(
+    lines: list[QuoteLine], list_rate: tuple[Decimal, Decimal] | None = None
+) -> tuple[EngineLine, ...]:
+    """Stored lines as the pricing core's dataclasses; ``list_rate`` as ``_list_rate``."""
     return tuple(
         EngineLine(
             kind=LineKind(line.kind),
@@ -166,6 +191,7 @@ def engine_lines(lines: list[QuoteLine]) -> tuple[EngineLine, ...]:
             sku=line.sku or None,
             exchange_rate=line.exchange_rate,
             source_currency=line.source_currency or None,
+            list_unit_price=_list_unit_price(line, list_rate),
         )
         for line in lines
     )
@@ -178,7 +204,7 @@ def revision_totals_get(
     if lines is None:
         lines = revision_lines_get(revision=revision)
     return price_quote(
-        engine_lines(lines),
+        engine_lines(lines, list_rate=_list_rate(quote, revision)),
         currency=quote.currency,
         quote_discount_pct=revision.discount_pct,
         customer_country=quote.country.code,

@@ -1,0 +1,73 @@
+"""Money and approval attacks (issue 34): a rep may not bend a quote's price past the
+discount-approval rule by any price path.
+
+Each test is named after the attack and asserts the refusal; the rule is the engine's one
+effective-discount measure against catalog prices (``engine.commerce.pricing``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from quotes.sales import services
+from tests.factories import ecb_rates_load, gpu_make, price_make
+from tests.quotes.sales.test_quote_services import TODAY, _user, quote_make, totals
+
+pytestmark = pytest.mark.django_db
+
+NEEDS_APPROVAL = "must approve it before the quote is sent"
+
+
+@pytest.fixture
+def rep(django_user_model):
+    return _user(django_user_model, "rep", services.REP_GROUP)
+
+
+@pytest.fixture
+def manager(django_user_model):
+    return _user(django_user_model, "boss", services.MANAGER_GROUP)
+
+
+@pytest.fixture
+def dollar_gpu():
+    """A GPU the catalog prices in dollars only: a euro quote converts it at the quote's rate."""
+    ecb_rates_load()
+    part = gpu_make(sku="NVIDIA-H100-SXM5-80GB")
+    price_make(part, amount=Decimal("30000.00"), currency="USD", observed_on=dt.date(2026, 11, 1))
+    return part
+
+
+def _rate_quote(rep, rate):
+    quote = quote_make(rep, lines=[], currency="EUR", exchange_rate=rate)
+    services.quote_line_add_part(
+        user=rep, quote=quote, sku="NVIDIA-H100-SXM5-80GB", quantity=Decimal(8)
+    )
+    quote.refresh_from_db()
+    return quote
+
+
+def _send(rep, quote):
+    services.quote_send(user=rep, quote=quote, today=TODAY, failed_checks_acknowledged=True)
+
+
+def test_attack_exchange_rate_near_zero_is_a_discount_that_needs_approval(rep, manager, dollar_gpu):
+    quote = _rate_quote(rep, Decimal("0.000001"))
+
+    assert totals(quote).effective_discount_pct == Decimal("100.00")
+    with pytest.raises(ValidationError, match=NEEDS_APPROVAL):
+        _send(rep, quote)
+    quote.refresh_from_db()
+    assert quote.status == "draft"
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    _send(rep, quote)
+
+
+def test_attack_exchange_rate_at_the_reference_needs_no_approval(rep, dollar_gpu):
+    quote = _rate_quote(rep, Decimal("0.922594"))  # 1 / 1.0839, the ECB's of the day
+
+    assert totals(quote).effective_discount_pct == Decimal("0.00")
+    _send(rep, quote)
