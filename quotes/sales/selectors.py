@@ -27,7 +27,7 @@ from engine.commerce.pricing import (
     price_quote,
 )
 from engine.commerce.pricing import QuoteLine as EngineLine
-from engine.commerce.workflow import QuoteStatus, Role, context_for
+from engine.commerce.workflow import QuoteStatus, Role, context_for, rate_deviation_pct
 from engine.money import Money, round_money
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.choices import values_of
@@ -44,6 +44,18 @@ from quotes.models import (
 def approval_threshold_pct() -> Decimal:
     """``QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT`` as a Decimal."""
     return Decimal(str(settings.QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT))
+
+
+def rate_tolerance_pct() -> Decimal:
+    """``QUOTE_EXCHANGE_RATE_TOLERANCE_PCT`` as a Decimal."""
+    return Decimal(str(settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT))
+
+
+def quote_rate_deviation_pct(*, quote: Quote, revision: QuoteRevision) -> Decimal:
+    """How far a rate staff typed is from the reference rate of the revision's day (0 for the
+    reference rate itself)."""
+    list_rate = _list_rate(quote, revision)
+    return Decimal(0) if list_rate is None else rate_deviation_pct(*list_rate)
 
 
 def quote_list(
@@ -109,7 +121,9 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
     drafts = (
         Quote.objects.filter(status=QuoteStatus.DRAFT)
         .filter(
-            Q(current_revision__discount_pct__gt=0) | Q(current_revision__lines__discount_pct__gt=0)
+            Q(current_revision__discount_pct__gt=0)
+            | Q(current_revision__lines__discount_pct__gt=0)
+            | Q(exchange_rate__isnull=False, exchange_rate_date__isnull=True)  # a typed rate
         )
         .distinct()
         .select_related("current_revision")
@@ -132,6 +146,8 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             valid_until=revision.valid_until,
             approval_threshold_pct=threshold,
             approved_discount_pct=revision.approved_discount_pct,
+            rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+            rate_tolerance_pct=rate_tolerance_pct(),
         )
         if context.approval_pending:
             waiting.append(

@@ -54,11 +54,13 @@ from quotes.sales.selectors import (
     quote_events_get,
     quote_get,
     quote_list,
+    quote_rate_deviation_pct,
     quote_revisions_get,
     quote_server_review_get,
     quote_status_counts,
     quote_workload_get,
     quotes_awaiting_approval,
+    rate_tolerance_pct,
 )
 from quotes.sales.services import build as build_services
 
@@ -219,9 +221,17 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             valid_until=revision.valid_until,
             approval_threshold_pct=approval_threshold_pct(),
             approved_discount_pct=revision.approved_discount_pct,
+            rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+            rate_tolerance_pct=rate_tolerance_pct(),
         )
         actions = allowed_actions(quote.status, request.sales_role, workflow)
         approval_pending = workflow.approval_pending
+        rate_pending = approval_pending and workflow.rate_needs_approval
+        context["rate_approval"] = {
+            "deviation": workflow.rate_deviation_pct,
+            "tolerance": workflow.rate_tolerance_pct,
+            "pending": rate_pending,
+        }
     context |= {
         "review": _review_context(quote),
         "actions": actions,

@@ -12,8 +12,9 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
-from quotes.sales import services
+from quotes.sales import selectors, services
 from tests.factories import ecb_rates_load, gpu_make, price_make
 from tests.quotes.sales.test_quote_services import TODAY, _user, quote_make, totals
 
@@ -66,8 +67,39 @@ def test_attack_exchange_rate_near_zero_is_a_discount_that_needs_approval(rep, m
     _send(rep, quote)
 
 
-def test_attack_exchange_rate_at_the_reference_needs_no_approval(rep, dollar_gpu):
-    quote = _rate_quote(rep, Decimal("0.922594"))  # 1 / 1.0839, the ECB's of the day
+def test_attack_exchange_rate_within_the_tolerance_needs_no_approval(rep, dollar_gpu, settings):
+    settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT = "2"
+    quote = _rate_quote(rep, Decimal("0.922594"))  # 1 / 1.0839, an ECB rate of these days
 
     assert totals(quote).effective_discount_pct == Decimal("0.00")
     _send(rep, quote)
+    quote.refresh_from_db()
+    assert quote.status == "sent"
+
+
+@pytest.mark.parametrize("factor", [Decimal("0.95"), Decimal("1.05")])
+def test_attack_exchange_rate_beyond_the_tolerance_needs_approval(
+    rep, manager, dollar_gpu, settings, factor
+):
+    settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT = "2"
+    quote = _rate_quote(rep, (Decimal("0.922594") * factor).quantize(Decimal("0.000001")))
+
+    assert totals(quote).effective_discount_pct < Decimal(10)  # under the discount threshold
+    with pytest.raises(ValidationError, match="away from the day's reference rate"):
+        _send(rep, quote)
+    assert [w.quote for w in selectors.quotes_awaiting_approval(today=TODAY)] == [quote]
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    _send(rep, quote)
+
+
+def test_attack_exchange_rate_beyond_the_tolerance_is_told_on_the_staff_page(
+    client, rep, dollar_gpu, settings
+):
+    settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT = "2"
+    quote = _rate_quote(rep, Decimal("0.876464"))  # 5 % under 0.922594
+    client.force_login(rep)
+
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
+
+    assert "away from the day's reference rate" in page
+    assert "The effective discount of" not in page

@@ -45,6 +45,8 @@ from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine, QuoteRevision
 from quotes.sales.selectors import (
     approval_threshold_pct,
+    quote_rate_deviation_pct,
+    rate_tolerance_pct,
     revision_lines_get,
     revision_totals_get,
 )
@@ -165,6 +167,8 @@ def workflow_context(
         valid_until=revision.valid_until,
         approval_threshold_pct=approval_threshold_pct(),
         approved_discount_pct=revision.approved_discount_pct,
+        rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+        rate_tolerance_pct=rate_tolerance_pct(),
     )
 
 

@@ -21,6 +21,7 @@ from engine.commerce.workflow import (
     allowed_actions,
     approval_required,
     context_for,
+    rate_deviation_pct,
     transition,
     validity_end,
 )
@@ -367,3 +368,36 @@ def test_the_threshold_is_a_parameter():
     assert approval_required(totals, Decimal("14.99")) is True
     with pytest.raises(ValueError, match="0 to 100"):
         approval_required(totals, Decimal(101))
+
+
+# --- A typed exchange rate away from the day's reference rate ----------------------------------
+
+
+def test_rate_deviation_is_in_percent_of_the_reference_rounded_up():
+    assert rate_deviation_pct(Decimal("0.95"), Decimal("1")) == Decimal("5.00")
+    assert rate_deviation_pct(Decimal("1.000001"), Decimal("1")) == Decimal("0.01")
+    assert rate_deviation_pct(Decimal("1"), Decimal("1")) == Decimal("0.00")
+
+
+def test_a_rate_beyond_the_tolerance_needs_approval_even_without_a_discount():
+    off = context(
+        role=Role.SALES_REP,
+        effective_discount_pct=Decimal(0),
+        rate_deviation_pct=Decimal("2.01"),
+        rate_tolerance_pct=Decimal(2),
+    )
+    with pytest.raises(TransitionError, match="away from the day's reference rate"):
+        transition(QuoteStatus.DRAFT, Action.SEND, context=off)
+    approved = context(
+        effective_discount_pct=Decimal(0),
+        rate_deviation_pct=Decimal("2.01"),
+        rate_tolerance_pct=Decimal(2),
+    )
+    assert transition(QuoteStatus.DRAFT, Action.APPROVE_DISCOUNT, context=approved) == (
+        TransitionResult(QuoteStatus.DRAFT, approved_discount_pct=Decimal(0))
+    )
+
+
+def test_a_rate_exactly_at_the_tolerance_needs_no_approval():
+    at = context(role=Role.SALES_REP, rate_deviation_pct=Decimal(2), rate_tolerance_pct=Decimal(2))
+    assert transition(QuoteStatus.DRAFT, Action.SEND, context=at).status == QuoteStatus.SENT
