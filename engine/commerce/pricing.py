@@ -32,7 +32,9 @@ shown never understates the discount and the rule compares exactly the figure sh
 price is the catalog's: a line may carry ``list_unit_price`` (its catalog price converted at the
 day's reference rate) when its own unit price was reached another way (a rate typed by staff);
 the measure is then the larger of the discount against the quote's own gross and the discount
-against the catalog, so no price path lowers a price past the rule unseen.
+against the catalog, so no price path lowers a price past the rule unseen. A part priced by hand
+(no SKU: goods with no catalog price to measure against) is counted in ``hand_priced_parts``;
+the approval rule (``workflow``) sends such a quote to a manager whatever its discount.
 """
 
 from __future__ import annotations
@@ -149,6 +151,7 @@ class QuoteTotals:
     vat_regime: VatRegime
     vat_rate_pct: Decimal
     vat_note: Message | None
+    hand_priced_parts: int = 0  # part lines without a SKU: no catalog price to measure against
 
     @property
     def has_monthly_lines(self) -> bool:
@@ -211,6 +214,7 @@ def price_quote(
         vat_regime=treatment.regime,
         vat_rate_pct=treatment.rate_pct,
         vat_note=treatment.note,
+        hand_priced_parts=sum(1 for line in lines if line.kind == LineKind.PART and not line.sku),
     )
 
 

@@ -29,7 +29,8 @@ Discount approval: a sales rep may grant an effective discount (``pricing.effect
 over the whole contract) up to a threshold, 10 % by default; the threshold itself is a setting
 of the web application and is passed in. Exactly the threshold needs no approval; anything
 above it does. An exchange rate staff typed more than a tolerance (also a setting, passed in)
-away from the day's reference rate needs approval too, whichever way it departs.
+away from the day's reference rate needs approval too, whichever way it departs, and so does
+a part priced by hand (``QuoteTotals.hand_priced_parts``: no catalog price to measure it by).
 """
 
 from __future__ import annotations
@@ -197,6 +198,7 @@ class QuoteContext:
     is_latest_revision: bool = True
     rate_deviation_pct: Decimal = Decimal(0)  # the typed rate's distance from the reference
     rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT
+    hand_priced_parts: int = 0
 
     @property
     def is_past_validity(self) -> bool:
@@ -208,8 +210,10 @@ class QuoteContext:
 
     @property
     def approval_required(self) -> bool:
-        return self.rate_needs_approval or discount_needs_approval(
-            self.effective_discount_pct, self.approval_threshold_pct
+        return (
+            self.rate_needs_approval
+            or self.hand_priced_parts > 0
+            or discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
         )
 
     @property
@@ -284,6 +288,7 @@ def context_for(
         is_latest_revision=is_latest_revision,
         rate_deviation_pct=rate_deviation_pct,
         rate_tolerance_pct=rate_tolerance_pct,
+        hand_priced_parts=quote_totals.hand_priced_parts,
     )
 
 
@@ -332,9 +337,15 @@ def _send(ctx: QuoteContext) -> Message | None:
         return _msg(gettext_noop("A quote without lines cannot be sent."))
     if ctx.is_past_validity:
         return _past_validity(ctx)
-    if ctx.approval_pending and not discount_needs_approval(
-        ctx.effective_discount_pct, ctx.approval_threshold_pct
-    ):
+    over_threshold = discount_needs_approval(ctx.effective_discount_pct, ctx.approval_threshold_pct)
+    if ctx.approval_pending and not over_threshold and ctx.hand_priced_parts:
+        return _msg(
+            gettext_noop(
+                "A part priced by hand has no catalog price to measure its discount against: a "
+                "sales manager must approve it before the quote is sent."
+            )
+        )
+    if ctx.approval_pending and not over_threshold:
         return _msg(
             gettext_noop(
                 "The exchange rate is %(deviation)s%% away from the day's reference rate, more "

@@ -124,6 +124,7 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             Q(current_revision__discount_pct__gt=0)
             | Q(current_revision__lines__discount_pct__gt=0)
             | Q(exchange_rate__isnull=False, exchange_rate_date__isnull=True)  # a typed rate
+            | Q(current_revision__lines__kind="part", current_revision__lines__sku="")  # by hand
         )
         .distinct()
         .select_related("current_revision")

@@ -226,11 +226,13 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         )
         actions = allowed_actions(quote.status, request.sales_role, workflow)
         approval_pending = workflow.approval_pending
-        rate_pending = approval_pending and workflow.rate_needs_approval
+        hand_pending = approval_pending and workflow.hand_priced_parts > 0
+        rate_pending = approval_pending and workflow.rate_needs_approval and not hand_pending
         context["rate_approval"] = {
             "deviation": workflow.rate_deviation_pct,
             "tolerance": workflow.rate_tolerance_pct,
             "pending": rate_pending,
+            "hand_priced": hand_pending,
         }
     context |= {
         "review": _review_context(quote),

@@ -103,3 +103,38 @@ def test_attack_exchange_rate_beyond_the_tolerance_is_told_on_the_staff_page(
 
     assert "away from the day's reference rate" in page
     assert "The effective discount of" not in page
+
+
+# --- 2. Hand-priced parts ----------------------------------------------------------------------
+
+
+def _hand_part(rep, quote, price="1.00", kind="part"):
+    line = services.LineInput(
+        kind=kind, description="NVIDIA H100", quantity=Decimal(8), unit_price=Decimal(price)
+    )
+    services.quote_line_add(user=rep, quote=quote, line=line, today=TODAY)
+    quote.refresh_from_db()
+
+
+def test_attack_hand_priced_part_at_one_euro_needs_approval(client, rep, manager):
+    quote = quote_make(rep, lines=[])
+    _hand_part(rep, quote)
+
+    assert totals(quote).hand_priced_parts == 1
+    with pytest.raises(ValidationError, match="A part priced by hand"):
+        _send(rep, quote)
+    assert [w.quote for w in selectors.quotes_awaiting_approval(today=TODAY)] == [quote]
+    client.force_login(rep)
+    page = client.get(reverse("sales:quote_detail", args=[quote.pk])).content.decode()
+    assert "A part priced by hand" in page
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    _send(rep, quote)
+
+
+def test_hand_priced_service_line_needs_no_approval(rep):
+    quote = quote_make(rep, lines=[])
+    _hand_part(rep, quote, price="500.00", kind="service")
+
+    _send(rep, quote)
+    quote.refresh_from_db()
+    assert quote.status == "sent"
