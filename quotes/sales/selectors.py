@@ -7,6 +7,8 @@ lines with ``engine.commerce.pricing.price_quote``, the one place quote figures 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -146,7 +148,9 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             today=today,
             valid_until=revision.valid_until,
             approval_threshold_pct=threshold,
-            approved_discount_pct=revision.approved_discount_pct,
+            approved_discount_pct=approved_discount_get(
+                quote=quote, revision=revision, totals=totals
+            ),
             rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
             rate_tolerance_pct=rate_tolerance_pct(),
         )
@@ -169,6 +173,43 @@ def quote_by_token_get(*, token: str) -> Quote:
 
 def revision_lines_get(*, revision: QuoteRevision) -> list[QuoteLine]:
     return list(revision.lines.order_by("position", "id"))
+
+
+def revision_digest(*, quote: Quote, revision: QuoteRevision, totals: QuoteTotals) -> str:
+    """A digest of what an approval covers: the revision's lines, terms and totals."""
+    content = {
+        "currency": quote.currency,
+        "exchange_rate": str(quote.exchange_rate),
+        "customer": [quote.country.code, quote.vat_number, quote.is_business],
+        "terms": [str(revision.discount_pct), revision.contract_months, str(revision.valid_until)],
+        "lines": [
+            [
+                p.line.kind,
+                p.line.sku,
+                p.line.description,
+                str(p.line.quantity),
+                str(p.line.unit_price.amount),
+                str(p.line.discount_pct),
+                p.line.recurrence,
+                str(p.line.exchange_rate),
+            ]
+            for p in totals.lines
+        ],
+        "totals": [str(totals.contract.net.amount), str(totals.effective_discount_pct)],
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def approved_discount_get(
+    *, quote: Quote, revision: QuoteRevision, totals: QuoteTotals
+) -> Decimal | None:
+    """The approval recorded on the revision, if it still covers the revision's content."""
+    if revision.approved_discount_pct is None:
+        return None
+    if revision.approved_digest != revision_digest(quote=quote, revision=revision, totals=totals):
+        return None  # the content changed since the manager approved it
+    return revision.approved_discount_pct
 
 
 def _list_rate(quote: Quote, revision: QuoteRevision) -> tuple[Decimal, Decimal] | None:

@@ -51,6 +51,7 @@ from quotes.sales.history import event_details, status_label
 from quotes.sales.request_summary import quote_requests_new_summaries
 from quotes.sales.selectors import (
     approval_threshold_pct,
+    approved_discount_get,
     quote_events_get,
     quote_get,
     quote_list,
@@ -220,7 +221,9 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             today=timezone.localdate(),
             valid_until=revision.valid_until,
             approval_threshold_pct=approval_threshold_pct(),
-            approved_discount_pct=revision.approved_discount_pct,
+            approved_discount_pct=approved_discount_get(
+                quote=quote, revision=revision, totals=context["totals"]
+            ),
             rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
             rate_tolerance_pct=rate_tolerance_pct(),
         )

@@ -138,3 +138,69 @@ def test_hand_priced_service_line_needs_no_approval(rep):
     _send(rep, quote)
     quote.refresh_from_db()
     assert quote.status == "sent"
+
+
+# --- 3. Approval bound to what the manager saw -------------------------------------------------
+
+
+def _terms(rep, quote, discount):
+    services.quote_terms_update(
+        user=rep,
+        quote=quote,
+        discount_pct=Decimal(discount),
+        valid_until=TODAY + dt.timedelta(30),
+        contract_months=12,
+        today=TODAY,
+    )
+    quote.refresh_from_db()
+
+
+def _digest(quote):
+    quote.refresh_from_db()
+    revision = quote.current_revision
+    return selectors.revision_digest(quote=quote, revision=revision, totals=totals(quote))
+
+
+def test_attack_discount_raised_after_approval_voids_it(rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY, digest=_digest(quote))
+    _terms(rep, quote, "90")
+
+    with pytest.raises(ValidationError, match=NEEDS_APPROVAL):
+        _send(rep, quote)
+    assert [w.quote for w in selectors.quotes_awaiting_approval(today=TODAY)] == [quote]
+
+
+def test_attack_any_change_after_approval_voids_it(rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY, digest=_digest(quote))
+    services.quote_line_update(
+        user=rep, quote=quote, position=1, quantity=Decimal(3), discount_pct=Decimal(0), today=TODAY
+    )
+
+    with pytest.raises(ValidationError, match=NEEDS_APPROVAL):
+        _send(rep, quote)
+
+
+def test_attack_approve_form_showing_12_percent_cannot_approve_90(rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    shown = _digest(quote)  # the queue showed 12 %
+    _terms(rep, quote, "90")  # the rep changes it before the manager clicks
+
+    with pytest.raises(ValidationError, match="changed since this page was shown"):
+        services.quote_discount_approve(user=manager, quote=quote, today=TODAY, digest=shown)
+    quote.refresh_from_db()
+    assert quote.current_revision.approved_discount_pct is None
+
+
+def test_approval_of_the_content_shown_lets_the_rep_send(rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY, digest=_digest(quote))
+
+    _send(rep, quote)
+    quote.refresh_from_db()
+    assert quote.status == "sent"

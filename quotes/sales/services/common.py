@@ -45,6 +45,7 @@ from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine, QuoteRevision
 from quotes.sales.selectors import (
     approval_threshold_pct,
+    approved_discount_get,
     quote_rate_deviation_pct,
     rate_tolerance_pct,
     revision_lines_get,
@@ -166,7 +167,7 @@ def workflow_context(
         today=today,
         valid_until=revision.valid_until,
         approval_threshold_pct=approval_threshold_pct(),
-        approved_discount_pct=revision.approved_discount_pct,
+        approved_discount_pct=approved_discount_get(quote=quote, revision=revision, totals=totals),
         rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
         rate_tolerance_pct=rate_tolerance_pct(),
     )
