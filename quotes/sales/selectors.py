@@ -112,6 +112,8 @@ class ApprovalWaiting:
     quote: Quote
     effective_discount_pct: Decimal
     approved_discount_pct: Decimal | None
+    digest: str = ""  # the content shown, carried by the approve form (revision_digest)
+    at_stake: Money | None = None  # contract gross - contract net: what the discount gives away
 
 
 def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
@@ -157,7 +159,13 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
         if context.approval_pending:
             waiting.append(
                 ApprovalWaiting(
-                    quote, totals.effective_discount_pct, revision.approved_discount_pct
+                    quote,
+                    totals.effective_discount_pct,
+                    revision.approved_discount_pct,
+                    digest=revision_digest(quote=quote, revision=revision, totals=totals),
+                    at_stake=Money(
+                        totals.contract.gross.amount - totals.contract.net.amount, quote.currency
+                    ),
                 )
             )
     return waiting

@@ -62,6 +62,7 @@ from quotes.sales.selectors import (
     quote_workload_get,
     quotes_awaiting_approval,
     rate_tolerance_pct,
+    revision_digest,
 )
 from quotes.sales.services import build as build_services
 
@@ -149,7 +150,9 @@ def quote_approve(request: HttpRequest, pk: int) -> HttpResponse:
     """Approve from the dashboard's queue; back to the queue, saying which quote."""
     quote = _quote_or_404(pk)
     try:
-        services.quote_discount_approve(user=request.user, quote=quote)
+        services.quote_discount_approve(
+            user=request.user, quote=quote, digest=request.POST.get("digest", "")
+        )
     except ValidationError as error:
         _error_messages(request, error)
     else:
@@ -231,6 +234,9 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         approval_pending = workflow.approval_pending
         hand_pending = approval_pending and workflow.hand_priced_parts > 0
         rate_pending = approval_pending and workflow.rate_needs_approval and not hand_pending
+        context["approval_digest"] = revision_digest(
+            quote=quote, revision=revision, totals=context["totals"]
+        )
         context["rate_approval"] = {
             "deviation": workflow.rate_deviation_pct,
             "tolerance": workflow.rate_tolerance_pct,
@@ -503,7 +509,7 @@ def option_apply(request: HttpRequest, pk: int) -> HttpResponse:
 def _act(user: Any, quote: Quote, data: dict[str, Any]) -> object:
     action = data["action"]
     if action == "approve_discount":
-        return services.quote_discount_approve(user=user, quote=quote)
+        return services.quote_discount_approve(user=user, quote=quote, digest=data["digest"])
     if action == "send":
         return services.quote_send(
             user=user, quote=quote, failed_checks_acknowledged=data["acknowledge_checks"]

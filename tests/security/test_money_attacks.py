@@ -204,3 +204,43 @@ def test_approval_of_the_content_shown_lets_the_rep_send(rep, manager):
     _send(rep, quote)
     quote.refresh_from_db()
     assert quote.status == "sent"
+
+
+def test_attack_stale_approve_form_from_the_queue_is_refused(client, rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    client.force_login(manager)
+    queue = client.get(reverse("sales:dashboard")).content.decode()
+    assert f'name="digest" value="{_digest(quote)}"' in queue  # the form carries what it shows
+    _terms(rep, quote, "90")
+
+    response = client.post(
+        reverse("sales:quote_approve", args=[quote.pk]), {"digest": _digest(quote)[::-1]}
+    )
+
+    assert response.status_code == 302
+    quote.refresh_from_db()
+    assert quote.current_revision.approved_discount_pct is None
+
+
+def test_attack_approve_without_the_shown_content_is_refused(client, rep, manager):
+    quote = quote_make(rep)
+    _terms(rep, quote, "12")
+    client.force_login(manager)
+
+    client.post(reverse("sales:quote_action", args=[quote.pk]), {"action": "approve_discount"})
+
+    quote.refresh_from_db()
+    assert quote.current_revision.approved_discount_pct is None
+
+
+def test_the_queue_shows_the_amount_at_stake(client, rep, manager):
+    quote = quote_make(rep)  # 2 x 25,000.00
+    _terms(rep, quote, "12")
+    client.force_login(manager)
+
+    [waiting] = selectors.quotes_awaiting_approval(today=TODAY)
+
+    assert waiting.at_stake is not None
+    assert waiting.at_stake.amount == Decimal("6000.00")
+    assert "Amount at stake" in client.get(reverse("sales:dashboard")).content.decode()
