@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from quotes.sales import selectors, services
+from quotes.templatetags.money import money
 from tests.factories import ecb_rates_load, gpu_make, price_make
 from tests.quotes.sales.test_quote_services import TODAY, _user, quote_make, totals
 
@@ -244,3 +245,21 @@ def test_the_queue_shows_the_amount_at_stake(client, rep, manager):
     assert waiting.at_stake is not None
     assert waiting.at_stake.amount == Decimal("6000.00")
     assert "Amount at stake" in client.get(reverse("sales:dashboard")).content.decode()
+
+
+# --- 4. The customer link shows only what was sent ----------------------------------------------
+
+
+def test_attack_unsent_discounted_draft_does_not_appear_on_the_customer_page(client, rep):
+    quote = quote_make(rep)
+    _send(rep, quote)
+    quote.refresh_from_db()
+    sent_total = money(totals(quote).contract.total.amount, "EUR")
+    _terms(rep, quote, "45")  # the rep's unapproved draft revision b
+    draft_total = money(totals(quote).contract.total.amount, "EUR")
+    assert sent_total != draft_total
+
+    page = client.get(reverse("sales:quote_public", args=[quote.token])).content.decode()
+
+    assert sent_total in page
+    assert draft_total not in page
