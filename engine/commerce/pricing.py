@@ -28,7 +28,13 @@ used recorded next to it; this module never converts.
 
 The effective discount (what the discount-approval rule looks at) is over the whole contract:
 1 - contract net / contract gross list price, in percent, rounded *up* to 0.01 so that the figure
-shown never understates the discount and the rule compares exactly the figure shown.
+shown never understates the discount and the rule compares exactly the figure shown. The list
+price is the catalog's: a line may carry ``list_unit_price`` (its catalog price converted at the
+day's reference rate) when its own unit price was reached another way (a rate typed by staff);
+the measure is then the larger of the discount against the quote's own gross and the discount
+against the catalog, so no price path lowers a price past the rule unseen. A part priced by hand
+(no SKU: goods with no catalog price to measure against) is counted in ``hand_priced_parts``;
+the approval rule (``workflow``) sends such a quote to a manager whatever its discount.
 """
 
 from __future__ import annotations
@@ -95,6 +101,7 @@ class QuoteLine:
     sku: str | None = None
     exchange_rate: Decimal | None = None
     source_currency: str | None = None
+    list_unit_price: Money | None = None  # the catalog's price, when unit_price departs from it
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,13 @@ class PricedLine:
     gross: Money
     discount: Money
     net: Money
+
+    @property
+    def list_gross(self) -> Decimal:
+        """Quantity x the catalog's unit price (the line's own when it carries none)."""
+        if self.line.list_unit_price is None:
+            return self.gross.amount
+        return round_money(Decimal(self.line.quantity) * self.line.list_unit_price.amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +151,7 @@ class QuoteTotals:
     vat_regime: VatRegime
     vat_rate_pct: Decimal
     vat_note: Message | None
+    hand_priced_parts: int = 0  # part lines without a SKU: no catalog price to measure against
 
     @property
     def has_monthly_lines(self) -> bool:
@@ -181,6 +196,9 @@ def price_quote(
     one_off = group(Recurrence.ONE_OFF)
     monthly = group(Recurrence.MONTHLY)
     contract = one_off.plus(monthly, contract_months)
+    list_gross = sum(
+        (p.list_gross * (contract_months if _is_monthly(p.line) else 1) for p in priced), _ZERO
+    )
     return QuoteTotals(
         currency=currency,
         lines=priced,
@@ -190,19 +208,25 @@ def price_quote(
         first_invoice=one_off.plus(monthly),
         contract=contract,
         quote_discount_pct=quote_discount_pct,
-        effective_discount_pct=effective_discount_pct(contract),
+        effective_discount_pct=max(
+            effective_discount_pct(contract), _discount_pct(contract.net.amount, list_gross)
+        ),
         vat_regime=treatment.regime,
         vat_rate_pct=treatment.rate_pct,
         vat_note=treatment.note,
+        hand_priced_parts=sum(1 for line in lines if line.kind == LineKind.PART and not line.sku),
     )
 
 
 def effective_discount_pct(amounts: Amounts) -> Decimal:
     """1 - net / gross in percent, rounded up to 0.01; 0 when there is no list price."""
-    if not amounts.gross.amount:
+    return _discount_pct(amounts.net.amount, amounts.gross.amount)
+
+
+def _discount_pct(net: Decimal, gross: Decimal) -> Decimal:
+    if not gross:
         return _ZERO
-    discount = amounts.gross.amount - amounts.net.amount
-    return (discount * _HUNDRED / amounts.gross.amount).quantize(PCT_STEP, rounding=ROUND_CEILING)
+    return ((gross - net) * _HUNDRED / gross).quantize(PCT_STEP, rounding=ROUND_CEILING)
 
 
 # --- Computation -----------------------------------------------------------------------------
@@ -337,6 +361,8 @@ def _check_line(field: str, line: QuoteLine, currency: str) -> None:
             ),
         )
     _check_unit_price(f"{field}.unit_price", line.unit_price, currency)
+    if line.list_unit_price is not None:
+        _check_unit_price(f"{field}.list_unit_price", line.list_unit_price, currency)
     _check_pct(f"{field}.discount_pct", line.discount_pct)
     _check_conversion(field, line, currency)
 

@@ -28,7 +28,9 @@ still marked sent cannot be accepted once a newer one exists.
 Discount approval: a sales rep may grant an effective discount (``pricing.effective_discount_pct``,
 over the whole contract) up to a threshold, 10 % by default; the threshold itself is a setting
 of the web application and is passed in. Exactly the threshold needs no approval; anything
-above it does.
+above it does. An exchange rate staff typed more than a tolerance (also a setting, passed in)
+away from the day's reference rate needs approval too, whichever way it departs, and so does
+a part priced by hand (``QuoteTotals.hand_priced_parts``: no catalog price to measure it by).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from enum import StrEnum
 from types import MappingProxyType
 from typing import TypeVar
@@ -46,6 +48,7 @@ from .pricing import QuoteTotals
 
 DEFAULT_VALIDITY_DAYS = 30
 DEFAULT_APPROVAL_THRESHOLD_PCT = Decimal(10)
+DEFAULT_RATE_TOLERANCE_PCT = Decimal(2)
 
 
 class QuoteStatus(StrEnum):
@@ -193,14 +196,25 @@ class QuoteContext:
     approval_threshold_pct: Decimal = DEFAULT_APPROVAL_THRESHOLD_PCT
     approved_discount_pct: Decimal | None = None
     is_latest_revision: bool = True
+    rate_deviation_pct: Decimal = Decimal(0)  # the typed rate's distance from the reference
+    rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT
+    hand_priced_parts: int = 0
 
     @property
     def is_past_validity(self) -> bool:
         return self.today > self.valid_until
 
     @property
+    def rate_needs_approval(self) -> bool:
+        return self.rate_deviation_pct > self.rate_tolerance_pct
+
+    @property
     def approval_required(self) -> bool:
-        return discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
+        return (
+            self.rate_needs_approval
+            or self.hand_priced_parts > 0
+            or discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
+        )
 
     @property
     def approval_pending(self) -> bool:
@@ -229,6 +243,15 @@ def validity_end(issued_on: date, days: int = DEFAULT_VALIDITY_DAYS) -> date:
     return issued_on + timedelta(days=days)
 
 
+def rate_deviation_pct(rate: Decimal, reference: Decimal) -> Decimal:
+    """How far ``rate`` is from ``reference``, in percent of it, rounded up to 0.01."""
+    if reference <= 0:
+        raise ValueError("a reference rate is positive")
+    return (abs(rate - reference) * 100 / reference).quantize(
+        Decimal("0.01"), rounding=ROUND_CEILING
+    )
+
+
 def discount_needs_approval(effective_discount_pct: Decimal, threshold_pct: Decimal) -> bool:
     if not Decimal(0) <= threshold_pct <= Decimal(100):
         raise ValueError("the approval threshold is a percentage from 0 to 100")
@@ -251,6 +274,8 @@ def context_for(
     approval_threshold_pct: Decimal = DEFAULT_APPROVAL_THRESHOLD_PCT,
     approved_discount_pct: Decimal | None = None,
     is_latest_revision: bool = True,
+    rate_deviation_pct: Decimal = Decimal(0),
+    rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT,
 ) -> QuoteContext:
     return QuoteContext(
         role=role,
@@ -261,6 +286,9 @@ def context_for(
         approval_threshold_pct=approval_threshold_pct,
         approved_discount_pct=approved_discount_pct,
         is_latest_revision=is_latest_revision,
+        rate_deviation_pct=rate_deviation_pct,
+        rate_tolerance_pct=rate_tolerance_pct,
+        hand_priced_parts=quote_totals.hand_priced_parts,
     )
 
 
@@ -309,6 +337,24 @@ def _send(ctx: QuoteContext) -> Message | None:
         return _msg(gettext_noop("A quote without lines cannot be sent."))
     if ctx.is_past_validity:
         return _past_validity(ctx)
+    over_threshold = discount_needs_approval(ctx.effective_discount_pct, ctx.approval_threshold_pct)
+    if ctx.approval_pending and not over_threshold and ctx.hand_priced_parts:
+        return _msg(
+            gettext_noop(
+                "A part priced by hand has no catalog price to measure its discount against: a "
+                "sales manager must approve it before the quote is sent."
+            )
+        )
+    if ctx.approval_pending and not over_threshold:
+        return _msg(
+            gettext_noop(
+                "The exchange rate is %(deviation)s%% away from the day's reference rate, more "
+                "than the %(tolerance)s%% a sales rep may set: a sales manager must approve it "
+                "before the quote is sent."
+            ),
+            deviation=ctx.rate_deviation_pct,
+            tolerance=ctx.rate_tolerance_pct,
+        )
     if ctx.approval_pending:
         return _msg(
             gettext_noop(

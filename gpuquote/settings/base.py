@@ -352,6 +352,9 @@ PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_MAX_SEC
 # contract), how long a quote is valid, and who hears about the customers' answers.
 # A decimal string (quotes.sales.selectors reads it as Decimal), e.g. "10" or "12.5".
 QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT = env_str("QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT", "10")
+# How far (in percent, a decimal string) a rate staff type may be from the day's reference rate
+# before the quote needs a sales manager's approval.
+QUOTE_EXCHANGE_RATE_TOLERANCE_PCT = env_str("QUOTE_EXCHANGE_RATE_TOLERANCE_PCT", "2")
 QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
 QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)

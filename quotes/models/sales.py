@@ -285,6 +285,8 @@ class QuoteRevision(models.Model):
         related_name="+",
     )
     approved_at = models.DateTimeField(_("approved at"), null=True, blank=True)
+    # The digest of the content the manager approved (lines, terms, totals): any change voids it.
+    approved_digest = models.CharField(_("approved content digest"), max_length=64, blank=True)
     sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
     sent_totals = models.JSONField(
         _("totals as sent"), null=True, blank=True, help_text=_("Copied once, when sent.")

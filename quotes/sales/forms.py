@@ -151,6 +151,8 @@ class ActionForm(forms.Form):
     reason = MultiLineField(required=False, max_length=2000)
     # Sending servers that fail the builder's checks needs this ticked (see quote_send).
     acknowledge_checks = forms.BooleanField(required=False)
+    # Approving: the digest of the content the manager was shown (selectors.revision_digest).
+    digest = forms.CharField(required=False, max_length=64)
 
 
 class CustomerAnswerForm(forms.Form):

@@ -46,6 +46,16 @@ def _sent_revision(quote: Quote) -> QuoteRevision | None:
     return revision if revision.sent_at is not None else None
 
 
+def _customer_revision(quote: Quote) -> QuoteRevision:
+    """What the customer page shows: the current revision once sent; while the sales team
+    prepares revision b, c... the last one that went to the customer, never the draft."""
+    revision = quote.revision
+    if revision.sent_at is not None or revision.index == 0:
+        return revision
+    sent = quote.revisions.filter(sent_at__isnull=False).order_by("-index").first()
+    return sent or revision
+
+
 @require_http_methods(["GET", "POST"])
 def quote_public(request: HttpRequest, token: str) -> HttpResponse:
     """The latest revision, its PDF, and the accept / decline buttons while the quote is open."""
@@ -64,7 +74,7 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
             quote = _quote_or_404(token)  # the refusal may come from a change since the GET
         else:
             return _private(redirect("sales:quote_public", token=token))
-    revision = quote.revision
+    revision = _customer_revision(quote)
     context = quote_document_context(quote=quote, revision=revision)
     answer = (
         quote.events.filter(kind=QuoteEventKind.CUSTOMER_ANSWER).order_by("-created_at").first()

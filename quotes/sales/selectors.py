@@ -7,11 +7,14 @@ lines with ``engine.commerce.pricing.price_quote``, the one place quote figures 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from catalog.selectors import catalog_snapshot_get
 from engine.advice.pipeline import build_needs
@@ -26,8 +29,8 @@ from engine.commerce.pricing import (
     price_quote,
 )
 from engine.commerce.pricing import QuoteLine as EngineLine
-from engine.commerce.workflow import QuoteStatus, Role, context_for
-from engine.money import Money
+from engine.commerce.workflow import QuoteStatus, Role, context_for, rate_deviation_pct
+from engine.money import Money, round_money
 from engine.workload import WorkloadError, workload_from_dict
 from gpuquote.core.choices import values_of
 from quotes.models import (
@@ -43,6 +46,18 @@ from quotes.models import (
 def approval_threshold_pct() -> Decimal:
     """``QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT`` as a Decimal."""
     return Decimal(str(settings.QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT))
+
+
+def rate_tolerance_pct() -> Decimal:
+    """``QUOTE_EXCHANGE_RATE_TOLERANCE_PCT`` as a Decimal."""
+    return Decimal(str(settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT))
+
+
+def quote_rate_deviation_pct(*, quote: Quote, revision: QuoteRevision) -> Decimal:
+    """How far a rate staff typed is from the reference rate of the revision's day (0 for the
+    reference rate itself)."""
+    list_rate = _list_rate(quote, revision)
+    return Decimal(0) if list_rate is None else rate_deviation_pct(*list_rate)
 
 
 def quote_list(
@@ -97,6 +112,8 @@ class ApprovalWaiting:
     quote: Quote
     effective_discount_pct: Decimal
     approved_discount_pct: Decimal | None
+    digest: str = ""  # the content shown, carried by the approve form (revision_digest)
+    at_stake: Money | None = None  # contract gross - contract net: what the discount gives away
 
 
 def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
@@ -108,7 +125,10 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
     drafts = (
         Quote.objects.filter(status=QuoteStatus.DRAFT)
         .filter(
-            Q(current_revision__discount_pct__gt=0) | Q(current_revision__lines__discount_pct__gt=0)
+            Q(current_revision__discount_pct__gt=0)
+            | Q(current_revision__lines__discount_pct__gt=0)
+            | Q(exchange_rate__isnull=False, exchange_rate_date__isnull=True)  # a typed rate
+            | Q(current_revision__lines__kind="part", current_revision__lines__sku="")  # by hand
         )
         .distinct()
         .select_related("current_revision")
@@ -130,12 +150,22 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             today=today,
             valid_until=revision.valid_until,
             approval_threshold_pct=threshold,
-            approved_discount_pct=revision.approved_discount_pct,
+            approved_discount_pct=approved_discount_get(
+                quote=quote, revision=revision, totals=totals
+            ),
+            rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+            rate_tolerance_pct=rate_tolerance_pct(),
         )
         if context.approval_pending:
             waiting.append(
                 ApprovalWaiting(
-                    quote, totals.effective_discount_pct, revision.approved_discount_pct
+                    quote,
+                    totals.effective_discount_pct,
+                    revision.approved_discount_pct,
+                    digest=revision_digest(quote=quote, revision=revision, totals=totals),
+                    at_stake=Money(
+                        totals.contract.gross.amount - totals.contract.net.amount, quote.currency
+                    ),
                 )
             )
     return waiting
@@ -153,8 +183,69 @@ def revision_lines_get(*, revision: QuoteRevision) -> list[QuoteLine]:
     return list(revision.lines.order_by("position", "id"))
 
 
-def engine_lines(lines: list[QuoteLine]) -> tuple[EngineLine, ...]:
-    """Stored lines as the pricing core's dataclasses."""
+def revision_digest(*, quote: Quote, revision: QuoteRevision, totals: QuoteTotals) -> str:
+    """A digest of what an approval covers: the revision's lines, terms and totals."""
+    content = {
+        "currency": quote.currency,
+        "exchange_rate": str(quote.exchange_rate),
+        "customer": [quote.country.code, quote.vat_number, quote.is_business],
+        "terms": [str(revision.discount_pct), revision.contract_months, str(revision.valid_until)],
+        "lines": [
+            [
+                p.line.kind,
+                p.line.sku,
+                p.line.description,
+                str(p.line.quantity),
+                str(p.line.unit_price.amount),
+                str(p.line.discount_pct),
+                p.line.recurrence,
+                str(p.line.exchange_rate),
+            ]
+            for p in totals.lines
+        ],
+        "totals": [str(totals.contract.net.amount), str(totals.effective_discount_pct)],
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def approved_discount_get(
+    *, quote: Quote, revision: QuoteRevision, totals: QuoteTotals
+) -> Decimal | None:
+    """The approval recorded on the revision, if it still covers the revision's content."""
+    if revision.approved_discount_pct is None:
+        return None
+    if revision.approved_digest != revision_digest(quote=quote, revision=revision, totals=totals):
+        return None  # the content changed since the manager approved it
+    return revision.approved_discount_pct
+
+
+def _list_rate(quote: Quote, revision: QuoteRevision) -> tuple[Decimal, Decimal] | None:
+    """(typed rate, reference rate of the revision's day) when staff typed the quote's rate:
+    lines converted at the typed rate are measured against the catalog at the reference."""
+    if quote.exchange_rate is None or quote.exchange_rate_date is not None:
+        return None
+    from quotes.sales.services.exchange import quote_rate_default  # import here: a cycle
+
+    day = timezone.localdate(revision.created_at) if revision.created_at else timezone.localdate()
+    reference = quote_rate_default(currency=quote.currency, on=day).rate
+    return (quote.exchange_rate, reference)
+
+
+def _list_unit_price(line: QuoteLine, list_rate: tuple[Decimal, Decimal] | None) -> Money | None:
+    """A line converted at a typed rate: its catalog price at the reference rate instead."""
+    if list_rate is None or not line.exchange_rate or not line.source_currency:
+        return None
+    typed, reference = list_rate
+    if line.exchange_rate != typed or typed == reference:
+        return None
+    return Money(round_money(line.unit_price / typed * reference), line.currency)
+
+
+def engine_lines(
+    lines: list[QuoteLine], list_rate: tuple[Decimal, Decimal] | None = None
+) -> tuple[EngineLine, ...]:
+    """Stored lines as the pricing core's dataclasses; ``list_rate`` as ``_list_rate``."""
     return tuple(
         EngineLine(
             kind=LineKind(line.kind),
@@ -166,6 +257,7 @@ def engine_lines(lines: list[QuoteLine]) -> tuple[EngineLine, ...]:
             sku=line.sku or None,
             exchange_rate=line.exchange_rate,
             source_currency=line.source_currency or None,
+            list_unit_price=_list_unit_price(line, list_rate),
         )
         for line in lines
     )
@@ -178,7 +270,7 @@ def revision_totals_get(
     if lines is None:
         lines = revision_lines_get(revision=revision)
     return price_quote(
-        engine_lines(lines),
+        engine_lines(lines, list_rate=_list_rate(quote, revision)),
         currency=quote.currency,
         quote_discount_pct=revision.discount_pct,
         customer_country=quote.country.code,

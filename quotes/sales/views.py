@@ -51,14 +51,18 @@ from quotes.sales.history import event_details, status_label
 from quotes.sales.request_summary import quote_requests_new_summaries
 from quotes.sales.selectors import (
     approval_threshold_pct,
+    approved_discount_get,
     quote_events_get,
     quote_get,
     quote_list,
+    quote_rate_deviation_pct,
     quote_revisions_get,
     quote_server_review_get,
     quote_status_counts,
     quote_workload_get,
     quotes_awaiting_approval,
+    rate_tolerance_pct,
+    revision_digest,
 )
 from quotes.sales.services import build as build_services
 
@@ -146,7 +150,9 @@ def quote_approve(request: HttpRequest, pk: int) -> HttpResponse:
     """Approve from the dashboard's queue; back to the queue, saying which quote."""
     quote = _quote_or_404(pk)
     try:
-        services.quote_discount_approve(user=request.user, quote=quote)
+        services.quote_discount_approve(
+            user=request.user, quote=quote, digest=request.POST.get("digest", "")
+        )
     except ValidationError as error:
         _error_messages(request, error)
     else:
@@ -218,10 +224,25 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             today=timezone.localdate(),
             valid_until=revision.valid_until,
             approval_threshold_pct=approval_threshold_pct(),
-            approved_discount_pct=revision.approved_discount_pct,
+            approved_discount_pct=approved_discount_get(
+                quote=quote, revision=revision, totals=context["totals"]
+            ),
+            rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+            rate_tolerance_pct=rate_tolerance_pct(),
         )
         actions = allowed_actions(quote.status, request.sales_role, workflow)
         approval_pending = workflow.approval_pending
+        hand_pending = approval_pending and workflow.hand_priced_parts > 0
+        rate_pending = approval_pending and workflow.rate_needs_approval and not hand_pending
+        context["approval_digest"] = revision_digest(
+            quote=quote, revision=revision, totals=context["totals"]
+        )
+        context["rate_approval"] = {
+            "deviation": workflow.rate_deviation_pct,
+            "tolerance": workflow.rate_tolerance_pct,
+            "pending": rate_pending,
+            "hand_priced": hand_pending,
+        }
     context |= {
         "review": _review_context(quote),
         "actions": actions,
@@ -488,7 +509,7 @@ def option_apply(request: HttpRequest, pk: int) -> HttpResponse:
 def _act(user: Any, quote: Quote, data: dict[str, Any]) -> object:
     action = data["action"]
     if action == "approve_discount":
-        return services.quote_discount_approve(user=user, quote=quote)
+        return services.quote_discount_approve(user=user, quote=quote, digest=data["digest"])
     if action == "send":
         return services.quote_send(
             user=user, quote=quote, failed_checks_acknowledged=data["acknowledge_checks"]

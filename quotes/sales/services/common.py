@@ -45,6 +45,9 @@ from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteEvent, QuoteEventKind, QuoteLine, QuoteRevision
 from quotes.sales.selectors import (
     approval_threshold_pct,
+    approved_discount_get,
+    quote_rate_deviation_pct,
+    rate_tolerance_pct,
     revision_lines_get,
     revision_totals_get,
 )
@@ -164,7 +167,9 @@ def workflow_context(
         today=today,
         valid_until=revision.valid_until,
         approval_threshold_pct=approval_threshold_pct(),
-        approved_discount_pct=revision.approved_discount_pct,
+        approved_discount_pct=approved_discount_get(quote=quote, revision=revision, totals=totals),
+        rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
+        rate_tolerance_pct=rate_tolerance_pct(),
     )
 
 

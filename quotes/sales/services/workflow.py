@@ -33,6 +33,7 @@ from quotes.models import (
 )
 from quotes.sales.selectors import (
     quote_server_review_get,
+    revision_digest,
     revision_lines_get,
     revision_totals_get,
 )
@@ -47,20 +48,38 @@ from quotes.sales.services.common import (
 
 
 @transaction.atomic
-def quote_discount_approve(*, user: Any, quote: Quote, today: dt.date | None = None) -> Quote:
-    """A sales manager approves the current effective discount."""
+def quote_discount_approve(
+    *, user: Any, quote: Quote, today: dt.date | None = None, digest: str | None = None
+) -> Quote:
+    """A sales manager approves the current effective discount, for the revision's current
+    content only (``revision_digest``). ``digest``: the content the manager was shown (the
+    approve form carries it); refused when the revision changed since."""
     quote = quote_lock(quote)
     today = today or timezone.localdate()
-    context = workflow_context(quote, user_role(user), today)
+    revision = quote.revision
+    try:
+        totals = revision_totals_get(quote=quote, revision=revision)
+    except PricingError as error:
+        raise refused(error) from error
+    current = revision_digest(quote=quote, revision=revision, totals=totals)
+    if digest is not None and digest != current:
+        raise ValidationError(
+            gettext(
+                "The quote changed since this page was shown: look at it again before approving."
+            )
+        )
+    context = workflow_context(quote, user_role(user), today, totals)
     try:
         result = transition(quote.status, Action.APPROVE_DISCOUNT, context=context)
     except TransitionError as error:
         raise refused(error) from error
-    revision = quote.revision
     revision.approved_discount_pct = result.approved_discount_pct
     revision.approved_by = user
     revision.approved_at = timezone.now()
-    revision.save(update_fields=["approved_discount_pct", "approved_by", "approved_at"])
+    revision.approved_digest = current
+    revision.save(
+        update_fields=["approved_discount_pct", "approved_by", "approved_at", "approved_digest"]
+    )
     event_record(
         quote,
         QuoteEventKind.APPROVED,

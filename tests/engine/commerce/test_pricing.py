@@ -477,3 +477,37 @@ def test_the_effective_discount_never_understates_the_discount(drawn):
     given_away = contract.gross.amount - contract.net.amount
     assert contract.gross.amount * pct / 100 >= given_away
     assert contract.gross.amount * (pct - Decimal("0.01")) / 100 < given_away or pct == 0
+
+
+# --- The effective discount against the catalog's list price ---------------------------------
+
+
+def test_a_line_below_its_list_price_counts_as_a_discount():
+    cheap = line("0.03", "8", list_unit_price=money("27677.82"))
+
+    totals = quote([cheap])
+
+    assert totals.contract.gross == money("0.24")  # the quote's own figures are unchanged
+    assert totals.effective_discount_pct == Decimal("100.00")
+
+
+def test_the_list_measure_counts_monthly_lines_over_the_contract():
+    monthly = line("50", recurrence=MONTHLY, list_unit_price=money("100"))
+    one_off = line("1000")
+
+    totals = quote([one_off, monthly], contract_months=10)
+
+    # contract net 1000 + 10 x 50 = 1500 against a list of 1000 + 10 x 100 = 2000
+    assert totals.effective_discount_pct == Decimal("25.00")
+
+
+def test_a_line_above_its_list_price_never_hides_a_discount():
+    dear = line("120", discount="15", list_unit_price=money("100"))
+
+    assert quote([dear]).effective_discount_pct == Decimal("15.00")
+
+
+def test_a_list_price_in_another_currency_is_refused():
+    with pytest.raises(PricingError) as refused:
+        quote([line("10", list_unit_price=money("10", "USD"))])
+    assert refused.value.field == "lines[0].list_unit_price"

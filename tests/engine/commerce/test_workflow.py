@@ -21,6 +21,7 @@ from engine.commerce.workflow import (
     allowed_actions,
     approval_required,
     context_for,
+    rate_deviation_pct,
     transition,
     validity_end,
 )
@@ -326,6 +327,7 @@ def priced(discount_pct="0", quote_discount_pct="0"):
     line = QuoteLine(
         kind=LineKind.PART,
         description="GPU server",
+        sku="GPU-SERVER",  # a catalog part: a part priced by hand always needs approval
         quantity=Decimal(1),
         unit_price=Money(Decimal("10000.00"), "EUR"),
         discount_pct=Decimal(discount_pct),
@@ -367,3 +369,56 @@ def test_the_threshold_is_a_parameter():
     assert approval_required(totals, Decimal("14.99")) is True
     with pytest.raises(ValueError, match="0 to 100"):
         approval_required(totals, Decimal(101))
+
+
+# --- A typed exchange rate away from the day's reference rate ----------------------------------
+
+
+def test_rate_deviation_is_in_percent_of_the_reference_rounded_up():
+    assert rate_deviation_pct(Decimal("0.95"), Decimal("1")) == Decimal("5.00")
+    assert rate_deviation_pct(Decimal("1.000001"), Decimal("1")) == Decimal("0.01")
+    assert rate_deviation_pct(Decimal("1"), Decimal("1")) == Decimal("0.00")
+
+
+def test_a_rate_beyond_the_tolerance_needs_approval_even_without_a_discount():
+    off = context(
+        role=Role.SALES_REP,
+        effective_discount_pct=Decimal(0),
+        rate_deviation_pct=Decimal("2.01"),
+        rate_tolerance_pct=Decimal(2),
+    )
+    with pytest.raises(TransitionError, match="away from the day's reference rate"):
+        transition(QuoteStatus.DRAFT, Action.SEND, context=off)
+    approved = context(
+        effective_discount_pct=Decimal(0),
+        rate_deviation_pct=Decimal("2.01"),
+        rate_tolerance_pct=Decimal(2),
+    )
+    assert transition(QuoteStatus.DRAFT, Action.APPROVE_DISCOUNT, context=approved) == (
+        TransitionResult(QuoteStatus.DRAFT, approved_discount_pct=Decimal(0))
+    )
+
+
+def test_a_rate_exactly_at_the_tolerance_needs_no_approval():
+    at = context(role=Role.SALES_REP, rate_deviation_pct=Decimal(2), rate_tolerance_pct=Decimal(2))
+    assert transition(QuoteStatus.DRAFT, Action.SEND, context=at).status == QuoteStatus.SENT
+
+
+def test_a_part_priced_by_hand_needs_approval_whatever_its_discount():
+    by_hand = price_quote(
+        [
+            QuoteLine(
+                kind=LineKind.PART,
+                description="H100",
+                quantity=Decimal(8),
+                unit_price=Money(Decimal("1.00"), "EUR"),
+            )
+        ],
+        currency="EUR",
+        customer_country="FR",
+        is_business=True,
+    )
+    assert (by_hand.effective_discount_pct, by_hand.hand_priced_parts) == (Decimal(0), 1)
+    ctx = context_for(by_hand, role=Role.SALES_REP, today=ON_THE_DAY, valid_until=VALID_UNTIL)
+    with pytest.raises(TransitionError, match="A part priced by hand"):
+        transition(DRAFT, Action.SEND, context=ctx)

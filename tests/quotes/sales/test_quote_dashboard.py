@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from quotes.models import QuoteRevision
 from quotes.sales import services
-from quotes.sales.selectors import quotes_awaiting_approval, revision_totals_get
+from quotes.sales.selectors import quotes_awaiting_approval, revision_digest, revision_totals_get
 from tests.factories import advice_result_build, quote_request_make, stored_result_make
 from tests.quotes.sales.test_quote_services import _user, quote_make
 
@@ -123,11 +123,26 @@ def test_a_larger_discount_than_the_approved_one_waits_again(rep, manager):
     )
 
 
+def _shown_digest(quote):
+    """The digest the approve form carries: the revision's content as shown."""
+    quote.refresh_from_db()
+    revision = quote.current_revision
+    return revision_digest(
+        quote=quote, revision=revision, totals=revision_totals_get(quote=quote, revision=revision)
+    )
+
+
 def test_approving_from_the_queue(client, rep, manager):
     quote = _discounted(rep, 15)
     client.force_login(manager)
+    queue = client.get(reverse("sales:dashboard")).content.decode()
+    assert f'name="digest" value="{_shown_digest(quote)}"' in queue
 
-    response = client.post(reverse("sales:quote_approve", args=[quote.pk]), follow=True)
+    response = client.post(
+        reverse("sales:quote_approve", args=[quote.pk]),
+        {"digest": _shown_digest(quote)},
+        follow=True,
+    )
 
     assert response.redirect_chain == [(reverse("sales:dashboard"), 302)]
     page = response.content.decode()
@@ -141,7 +156,11 @@ def test_a_rep_cannot_approve_from_the_queue_url(client, rep):
     quote = _discounted(rep, 15)
     client.force_login(rep)
 
-    response = client.post(reverse("sales:quote_approve", args=[quote.pk]), follow=True)
+    response = client.post(
+        reverse("sales:quote_approve", args=[quote.pk]),
+        {"digest": _shown_digest(quote)},
+        follow=True,
+    )
 
     assert response.redirect_chain == [(reverse("sales:dashboard"), 302)]
     assert '<p class="error-message">' in response.content.decode()

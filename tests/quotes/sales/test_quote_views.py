@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from quotes.models import Quote, QuoteEvent
 from quotes.sales import services
+from quotes.sales.selectors import revision_digest, revision_totals_get
 from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +74,16 @@ def test_only_a_manager_approves_from_the_screen(client, rep, manager, who, appr
     client.force_login({"rep": rep, "manager": manager}[who])
     page = client.get(_detail(quote)).content.decode()
     assert ('value="approve_discount"' in page) is approved
-    client.post(reverse("sales:quote_action", args=[quote.pk]), {"action": "approve_discount"})
+    quote.refresh_from_db()
+    revision = quote.current_revision
+    digest = revision_digest(
+        quote=quote, revision=revision, totals=revision_totals_get(quote=quote, revision=revision)
+    )
+    assert (f'name="digest" value="{digest}"' in page) is approved
+    client.post(
+        reverse("sales:quote_action", args=[quote.pk]),
+        {"action": "approve_discount", "digest": digest},
+    )
     quote.refresh_from_db()
     assert (quote.current_revision.approved_discount_pct is not None) is approved
 
