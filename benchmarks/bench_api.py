@@ -1,7 +1,7 @@
 """The REST calculators over Django's full request cycle, on the seed catalog.
 
-Target (issue 3): p95 of POST /api/v1/configurations/ under 100 ms with the seed catalog,
-computed (the answer cache off) and cached (issue 17: the same request again).
+Target: p95 of POST /api/v1/configurations/ under 100 ms with the seed catalog,
+computed (the answer cache off) and cached (the same request again).
 Uses the development database that `make bench` prepares (migrated, catalog loaded).
 """
 

@@ -1,4 +1,4 @@
-"""Applying a 100,000-row supplier price feed (issue 7). Target: under 20 s, bounded memory.
+"""Applying a 100,000-row supplier price feed. Target: under 20 s, bounded memory.
 
 Runs on the database DATABASE_URL points at (the development SQLite file by default; CI and the
 reference figures use PostgreSQL) and says which. Everything it creates (100,000 parts with a

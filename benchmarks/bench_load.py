@@ -4,7 +4,7 @@ Issue: ``POST /api/v1/configurations/`` and quote creation under load for 60 s w
 reported as requests/s and p50/p95/p99 next to a bare Django project (``bare_settings``:
 SecurityMiddleware and CommonMiddleware, one JSON view) served the same way in the same run, as
 a ratio. Targets: every request answered with its expected status (200, or 201 for a new quote),
-at least one request per scenario, and issue 17's goals (``SCENARIOS``: the calculators at half
+at least one request per scenario, and the load-test goals (``SCENARIOS``: the calculators at half
 the bare view's rate for recurring requests, a fifth for new ones, p99 under 25 ms).
 
 How: gunicorn runs the production settings (``DEBUG=false``, a random ``SECRET_KEY`` per run,
@@ -83,12 +83,12 @@ class Scenario:
     label: str
     user_class: str  # in benchmarks/locustfile.py
     server: str = "app"  # "bare": the bare Django project of benchmarks/bare_settings.py
-    # Issue 17's goals: req/s at least this share of the bare view's, p99 under this.
+    # The load-test goals: req/s at least this share of the bare view's, p99 under this.
     min_ratio: float | None = None
     max_p99_ms: float | None = None
 
 
-# Issue 17: the calculators within 2x of a bare view for the requests real traffic repeats, 5x
+# The calculators within 2x of a bare view for the requests real traffic repeats, 5x
 # for new ones, p99 under 25 ms; quote creation within 10x.
 RECURRING, NEW, P99_MS, QUOTES = 0.5, 0.2, 25.0, 0.1
 SCENARIOS = (
@@ -338,7 +338,7 @@ def _goals_met(scenario: Scenario, result: LoadResult, baseline: LoadResult | No
 
 
 def _table(results: dict[str, LoadResult]) -> bool:
-    """Issue 17's table, the bare view measured in the same run; whether every goal is met."""
+    """The load-test table, the bare view measured in the same run; whether every goal is met."""
     baseline = results.get(BASELINE)
     print("\n   | Endpoint | req/s | p50 | p99 | vs bare view | goal | |")
     print("   |---|---|---|---|---|---|---|")

@@ -3,7 +3,7 @@
 Against the seed catalog in the development database (``make bench`` loads it), with Django's
 test client (no network). The benchmark stores its own ``WizardResult`` through the wizard's
 last step and deletes it afterwards. Targets (p95): each wizard page (GET and POST) 150 ms,
-the checklist PDF 2 s; issue 17: the last step and the result page 30 ms. The last step is
+the checklist PDF 2 s; the last step and the result page 30 ms. The last step is
 measured twice: answers asked before (the wizard's defaults recur: the computed result is kept
 per process and data version) and answers never asked (another utilisation and horizon each
 time). So is the result page: its first visit (the stored result decoded and its page worked
@@ -17,7 +17,7 @@ from __future__ import annotations
 from benchmarks.timing import django_setup, measure, report
 
 TARGET_STEP_MS = 150.0
-TARGET_RESULT_MS = 30.0  # issue 17, for the last step too
+TARGET_RESULT_MS = 30.0  # the last step too
 TARGET_FIRST_VISIT_MS = 300.0
 TARGET_PDF_MS = 2000.0
 RUNS = 30

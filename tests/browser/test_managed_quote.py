@@ -1,6 +1,6 @@
 """Managed hosting from the wizard's answer to the quote PDF, in a real browser: one monthly fee,
 one term discount and one contract total on the result page, the staff quote screen, the
-customer's quote page and the PDF (issue 15, point 4)."""
+customer's quote page and the PDF."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_the_managed_fee_is_the_same_from_the_result_page_to_the_quote_pdf(
     option_sub = _same(page.locator(f".option[data-tier='{chosen.tier}'] .option-sub").inner_text())
     assert fee_text in option_sub
     assert "36-month contract" in option_sub
-    page.locator("details.managed-offer > summary").click()  # closed by default (issue 16)
+    page.locator("details.managed-offer > summary").click()  # closed by default
     signed = page.locator("#managed-offer tr.signed")
     assert signed.get_attribute("data-term") == "36"
     assert _same(signed.locator("td").first.inner_text()) == fee_text

@@ -1,6 +1,6 @@
 """The result page at a desktop (1440 × 900) and a phone (390 × 844) viewport: the answer and its
 first price in the first screen, the whole page within a few screens with the details closed, and
-nothing wider than the screen (issue 16)."""
+nothing wider than the screen."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.quotes.wizard.wizard_cases import CASES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# width, height, most screens the page may take with its details closed: issue 16's targets
+# width, height, most screens the page may take with its details closed: the layout targets
 # (from 11.4 and 36 screens when it was filed).
 VIEWPORTS = {"desktop": (1440, 900, 4), "phone": (390, 844, 12)}
 

@@ -1,5 +1,5 @@
 """A 24×7 support level chosen in the wizard, in a real browser, found again on the result page,
-in the checklist PDF and in the quote PDF, with the same price and what the host does (issue 18).
+in the checklist PDF and in the quote PDF, with the same price and what the host does.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import Client, RequestFactory, override_settings
 from django.urls import reverse
-from django_ratelimit.core import _get_ip
+from django_ratelimit.core import is_ratelimited
 
 from gpuquote.core.client_ip import client_ip
 from gpuquote.core.roles import REP_GROUP
@@ -101,7 +101,16 @@ def test_every_address_reader_uses_client_ip(settings):
     )
 
     assert get_client_ip_address(request) == "203.0.113.7"
-    assert _get_ip(request) == "203.0.113.7"
+
+    # django-ratelimit's key="ip", through its public API: two requests from the same client
+    # behind different proxies share one count; another client has its own.
+    def limited(remote: str, forwarded: str) -> bool:
+        other = RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+        return is_ratelimited(other, group="client-ip-check", key="ip", rate="1/m", increment=True)
+
+    assert limited("10.1.1.1", "6.6.6.6, 203.0.113.7") is False
+    assert limited("10.2.2.2", "9.9.9.9, 203.0.113.7") is True
+    assert limited("10.1.1.1", "6.6.6.6, 198.51.100.1") is False
 
 
 def test_num_proxies_defaults_to_the_socket_address():

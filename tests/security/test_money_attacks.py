@@ -1,4 +1,4 @@
-"""Money and approval attacks (issue 34): a rep may not bend a quote's price past the
+"""Money and approval attacks: a rep may not bend a quote's price past the
 discount-approval rule by any price path.
 
 Each test is named after the attack and asserts the refusal; the rule is the engine's one
