@@ -21,6 +21,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from pytest_httpserver import HTTPServer
 
@@ -67,9 +68,16 @@ class LoggedProcess:
         self.log.close()
 
 
+def project_queues() -> list[str]:
+    """Celery's default queue and every queue ``CELERY_TASK_ROUTES`` sends a task to."""
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+    return sorted({"celery"} | routed)
+
+
 class Worker(LoggedProcess):
     """``celery -A gpuquote worker --pool=solo`` on the test database (DATABASE_URL), consuming
-    ``queue`` (None: Celery's default queue)."""
+    ``queue`` (None: every queue of the project, Celery's default and the routed ones, as
+    ``make worker`` does)."""
 
     def __init__(
         self,
@@ -87,8 +95,7 @@ class Worker(LoggedProcess):
         environment |= dict(env or {})
         celery = Path(sys.executable).with_name("celery")
         command = [str(celery), "-A", "gpuquote", "worker", "--pool=solo"]
-        if queue:
-            command += ["--queues", queue]
+        command += ["--queues", queue or ",".join(project_queues())]
         command += [
             "--hostname",
             self.name,

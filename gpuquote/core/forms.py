@@ -55,6 +55,9 @@ class BoundedJSONField(forms.JSONField):
     huge integers): staff paste the API's workload JSON, and it must not exhaust the server."""
 
     def to_python(self, value: Any) -> Any:
+        # An empty field renders as "null" (Django's JSONField): nothing was typed.
+        if isinstance(value, str) and value.strip() == "null":
+            return None
         if isinstance(value, str) and value.strip():
             from rest_framework.exceptions import APIException
 

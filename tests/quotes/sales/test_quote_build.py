@@ -79,6 +79,17 @@ LLAMA_INFERENCE = {
 }
 
 
+def test_the_empty_detailed_workload_as_a_browser_posts_it_is_no_workload(signed_in):
+    # The page renders the empty JSON field as "null"; posting the form back unchanged must use
+    # the fields above, not be refused as a body that is not an object.
+    quote = _new_quote(signed_in)
+
+    _post(signed_in, "workload_set", quote, LLAMA_INFERENCE | {"workload_json": "null"})
+
+    quote.refresh_from_db()
+    assert quote.snapshot["inputs"]["workload"] == {"task": "inference", "model": "llama-3.1-8b"}
+
+
 def test_a_workload_gives_proposals_and_one_click_puts_a_balanced_server_on_the_quote(signed_in):
     quote = _new_quote(signed_in)
 
