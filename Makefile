@@ -16,7 +16,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.txt
+	# --no-deps: the lock already pins every package; resolving extras (fonttools[woff]) with
+	# the venv's bundled pip in hash mode fails intermittently.
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-dev.txt
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -100,7 +102,7 @@ messages: setup
 BENCH_STAMP := $(VENV)/.installed-bench
 
 $(BENCH_STAMP): $(STAMP) requirements-bench.txt
-	$(PY) -m pip install --quiet --require-hashes -r requirements-bench.txt
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-bench.txt
 	touch $(BENCH_STAMP)
 
 bench: prepare $(BENCH_STAMP)
