@@ -65,10 +65,7 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> 
     first = size(workload, gpu=profile, explain=explain)
     if first.min_gpus is None:
         return None
-    wanted = [first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
-    if workload.is_training:
-        wanted.append(workload.training_or_default.gpus)
-    gpus = max(wanted)
+    gpus = _gpus_wanted(workload, first, first.min_gpus)
     if gpus > MAX_CLUSTER_GPUS:
         return None  # the deadline or the target needs more GPUs than GPUQuote builds
     # The first sizing already ran at the count it picked: sizing again at the same count gives
@@ -82,6 +79,15 @@ def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> 
     return sized if sized.fits is not False else None
 
 
+def _gpus_wanted(workload: Workload, first: Sizing, min_gpus: int) -> int:
+    """The GPU count the job runs on: the most of what memory needs (``min_gpus``), what the
+    deadline or the throughput target needs, and (training) the data-parallel GPUs asked for."""
+    wanted = [min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0]
+    if workload.is_training:
+        wanted.append(workload.training_or_default.gpus)
+    return max(wanted)
+
+
 def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
     """Why the job gets no fit on ``gpu`` when memory is not the reason: its deadline (or
     throughput target) needs more than ``MAX_CLUSTER_GPUS`` of them. Names the nearest deadline
@@ -89,7 +95,7 @@ def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
     first = size(workload, gpu=gpu_profile(gpu), explain=False)
     if first.min_gpus is None:
         return None
-    needed = max(first.min_gpus, first.gpus_for_deadline or 0, first.gpus_for_target or 0)
+    needed = _gpus_wanted(workload, first, first.min_gpus)
     if needed <= MAX_CLUSTER_GPUS:
         return None
     deadline = workload.training.deadline_days if workload.training is not None else None
