@@ -39,21 +39,17 @@ def _quote_or_404(token: str) -> Quote:
         raise Http404 from None
 
 
-def _sent_revision(quote: Quote) -> QuoteRevision | None:
-    """The current revision when it went to the customer; None for a draft (a first draft, or
-    the next revision the sales team is preparing): that one is not theirs to download yet."""
-    revision = quote.revision
-    return revision if revision.sent_at is not None else None
-
-
 def _customer_revision(quote: Quote) -> QuoteRevision:
-    """What the customer page shows: the current revision once sent; while the sales team
-    prepares revision b, c... the last one that went to the customer, never the draft."""
+    """What the customer sees: the last revision that went to them, never a draft (a first
+    draft, or the next revision the sales team is preparing). A quote never sent has no
+    customer page: 404, as for an unknown token."""
     revision = quote.revision
-    if revision.sent_at is not None or revision.index == 0:
+    if revision.sent_at is not None:
         return revision
     sent = quote.revisions.filter(sent_at__isnull=False).order_by("-index").first()
-    return sent or revision
+    if sent is None:
+        raise Http404
+    return sent
 
 
 @require_http_methods(["GET", "POST"])
@@ -88,7 +84,6 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
         "open_for_answer": open_for_answer,
         "closed": None if open_for_answer else _closed_because(quote, revision.valid_until),
         "refused": request.method == "POST",
-        "pdf_available": _sent_revision(quote) is not None,
     }
     return _private(render(request, "quotes/public_quote.html", context))
 
@@ -96,12 +91,10 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
 @require_GET
 @rate_limited(group="quote_pdf", rate_setting="QUOTE_PDF_RATE", methods=["GET", "HEAD"])
 def quote_public_pdf(request: HttpRequest, token: str) -> HttpResponse:
-    """The PDF of the revision the customer was sent (the e-mail's attachment), in the quote's
-    language; 404 while the current revision is a draft."""
+    """The PDF of the last revision the customer was sent (the e-mail's attachment), in the
+    quote's language; 404 for a quote never sent."""
     quote = _quote_or_404(token)
-    revision = _sent_revision(quote)
-    if revision is None:
-        raise Http404
+    revision = _customer_revision(quote)
     with translation.override(quote.language):
         document = quote_pdf_render(quote=quote, revision=revision)
     response = HttpResponse(document, content_type="application/pdf")

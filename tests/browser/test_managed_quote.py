@@ -42,7 +42,7 @@ def test_the_managed_fee_is_the_same_from_the_result_page_to_the_quote_pdf(
     new_page, shoot, django_user_model
 ):
     call_command("setup_roles", stdout=StringIO())
-    _user(django_user_model, "rep", services.REP_GROUP)
+    rep = _user(django_user_model, "rep", services.REP_GROUP)
     page = new_page("en")
     case = CASES["fine_tuning"]  # managed hosting, France, 3 years
     assert case["deployment"]["deployment"] == "managed"
@@ -113,7 +113,8 @@ def test_the_managed_fee_is_the_same_from_the_result_page_to_the_quote_pdf(
     assert "36-month contract" in answer
     shoot(staff, "managed-staff-quote")
 
-    # The customer's page and the PDF say the same
+    # Once sent, the customer's page and the PDF say the same
+    services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
     customer = new_page("en")
     customer.goto(f"/q/{quote.token}/")
     customer_text = _same(customer.locator("main").inner_text())

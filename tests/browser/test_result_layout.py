@@ -92,6 +92,7 @@ def test_no_quote_page_is_wider_than_a_phone(new_page, shoot, django_user_model)
     quote = services.quote_create_from_request(
         user=rep, quote_request=wizard_request_make(deployment="on_premises")
     )
+    services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
     page = new_page("en", width=390, height=844)
     widths: dict[str, int] = {}
     page.goto(f"/q/{quote.token}/")

@@ -135,6 +135,7 @@ def _terminate_app_connections() -> int:
 
 def test_requests_after_postgresql_dropped_the_connections_succeed(web_server, rep):
     quote = quote_make(rep)
+    services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
     page = f"/q/{quote.token}/"
     during: list[int] = []
     stop = threading.Event()

@@ -11,7 +11,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
+from tests.quotes.sales.test_quote_services import (
+    _user,
+    quote_make,
+    sent_quote_make,
+    wizard_request_make,
+)
 from tests.quotes.wizard.wizard_cases import FINE_TUNING_WITH_BUDGET, wizard_result_make
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +56,7 @@ def site_pages(client, catalog, django_user_model) -> list[str]:
     from quotes.sales import services
 
     rep = _user(django_user_model, "rep", services.REP_GROUP)
-    quote = quote_make(rep)
+    quote = sent_quote_make(rep)
     wizard_request_make()
     return [
         "/",

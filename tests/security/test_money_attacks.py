@@ -263,3 +263,32 @@ def test_attack_unsent_discounted_draft_does_not_appear_on_the_customer_page(cli
 
     assert sent_total in page
     assert draft_total not in page
+
+
+def test_attack_a_quote_never_sent_has_no_customer_page(client, rep):
+    draft = quote_make(rep)  # a 45 % draft a rep is still working on, say
+    _terms(rep, draft, "45")
+
+    assert client.get(reverse("sales:quote_public", args=[draft.token])).status_code == 404
+    assert client.get(reverse("sales:quote_public_pdf", args=[draft.token])).status_code == 404
+
+
+def test_attack_the_pdf_link_gives_the_sent_revision_not_the_draft(client, rep):
+    quote = quote_make(rep)
+    _send(rep, quote)
+    _terms(rep, quote, "45")  # revision b, a draft
+    quote.refresh_from_db()
+    draft_total = money(totals(quote).contract.total.amount, "EUR")
+
+    response = client.get(reverse("sales:quote_public_pdf", args=[quote.token]))
+
+    assert response.status_code == 200
+    assert draft_total.replace("\u00a0", " ") not in _pdf_text(response.content)
+
+
+def _pdf_text(document: bytes) -> str:
+    import io
+
+    from pypdf import PdfReader
+
+    return " ".join(page.extract_text() for page in PdfReader(io.BytesIO(document)).pages)

@@ -181,7 +181,11 @@ class QuoteStatusChangeSchema(serializers.Serializer):
 class QuoteLinksSchema(serializers.Serializer):
     self = serializers.CharField()
     pdf = serializers.CharField()
-    customer = serializers.CharField(help_text="The end customer's private page (accept/decline).")
+    customer = serializers.CharField(
+        allow_null=True,
+        help_text="The end customer's private page (accept/decline); null until the quote is "
+        "first sent: a quote never sent has no customer page.",
+    )
     checklist_pdf = serializers.CharField(allow_null=True)
 
 
@@ -268,9 +272,14 @@ def quote_to_dict(
         "links": {
             "self": reverse("api:quote-detail", kwargs={"pk": quote.pk}),
             "pdf": reverse("api:quote-pdf", kwargs={"pk": quote.pk}),
-            "customer": quote_public_url(quote),
+            "customer": quote_public_url(quote) if _was_sent(status_events) else None,
             "checklist_pdf": reverse("wizard:checklist_pdf", kwargs={"token": token})
             if token
             else None,
         },
     }
+
+
+def _was_sent(status_events: list[QuoteEvent]) -> bool:
+    """Whether a revision ever went to the customer (from the prefetched status history)."""
+    return any(event.to_status == QuoteStatus.SENT for event in status_events)

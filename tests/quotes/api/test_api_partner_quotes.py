@@ -158,6 +158,19 @@ def test_a_partner_creates_a_priced_quote_with_its_tco(client, acme):
     assert body["tco"]["horizon_months"] == 36
     assert body["history"][0]["to_status"] == "draft"
     assert body["links"]["checklist_pdf"].endswith("/checklist.pdf")
+    assert body["links"]["customer"] is None  # a quote never sent has no customer page
+
+
+def test_the_customer_link_appears_once_the_quote_is_sent(client, acme, django_user_model):
+    _partner, raw = acme
+    quote = Quote.objects.get(pk=_create(client, raw).json()["id"])
+    rep = _user(django_user_model, "rep", quote_services.REP_GROUP)
+    quote_services.quote_send(user=rep, quote=quote, failed_checks_acknowledged=True)
+
+    body = client.get(_detail(quote.pk), headers=auth(raw)).json()
+
+    assert body["links"]["customer"] == quote_services.quote_public_url(quote)
+    assert client.get(body["links"]["customer"]).status_code == 200
 
 
 def test_a_partner_quote_bills_the_service_tier_it_names(client, acme):

@@ -1,5 +1,5 @@
-"""The customer's private quote page /q/<token>/: its PDF (the sent revision only), accepting as
-the primary action, and why an answer is refused when it is."""
+"""The customer's private quote page /q/<token>/: its PDF (the last sent revision only),
+accepting as the primary action, and why an answer is refused when it is."""
 
 from __future__ import annotations
 
@@ -59,21 +59,28 @@ def test_the_customer_downloads_the_sent_revisions_pdf(client, sent):
     assert "€60,000.00" in text  # 2 x 25,000 + 20 % VAT
 
 
-def test_a_draft_has_no_pdf_for_the_customer(client, rep):
+def test_a_quote_never_sent_has_no_customer_page_nor_pdf(client, rep):
     draft = quote_make(rep)
 
+    assert client.get(_page(draft)).status_code == 404
     assert client.get(_pdf(draft)).status_code == 404
-    assert "quote.pdf" not in client.get(_page(draft)).content.decode()
     assert client.get(reverse("sales:quote_public_pdf", args=["x" * 43])).status_code == 404
 
 
-def test_the_next_revision_being_prepared_has_no_pdf_yet(client, rep, sent):
+def test_while_the_next_revision_is_prepared_the_pdf_is_the_sent_one(client, rep, sent):
     services.quote_terms_update(
         user=rep, quote=sent, discount_pct=Decimal(5),
         valid_until=timezone.localdate() + dt.timedelta(30), contract_months=12,
     )  # fmt: skip
+    sent.refresh_from_db()
+    assert sent.current_revision.label == "B"  # the draft revision the rep prepares
 
-    assert client.get(_pdf(sent)).status_code == 404
+    response = client.get(_pdf(sent))
+
+    assert response.status_code == 200
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(response.content)).pages)
+    assert "€60,000.00" in text  # revision A's total, not the 5 % draft's
+    assert "€57,000.00" not in text
 
 
 # --- Answering -----------------------------------------------------------------------------------

@@ -80,6 +80,15 @@ def quote_make(user, *, country="FR", vat_number="", is_business=True, lines=Non
     )
 
 
+def sent_quote_make(user, **kwargs):
+    """A quote as the customer gets it: created, then sent (a quote never sent has no customer
+    page)."""
+    quote = quote_make(user, **kwargs)
+    services.quote_send(user=user, quote=quote, today=TODAY, failed_checks_acknowledged=True)
+    quote.refresh_from_db()
+    return quote
+
+
 def totals(quote):
     quote.refresh_from_db()
     return revision_totals_get(quote=quote, revision=quote.current_revision)

@@ -17,7 +17,12 @@ from pypdf import PdfReader
 from quotes.models import Quote, QuoteEvent
 from quotes.sales import services
 from quotes.sales.selectors import revision_digest, revision_totals_get
-from tests.quotes.sales.test_quote_services import _user, quote_make, wizard_request_make
+from tests.quotes.sales.test_quote_services import (
+    _user,
+    quote_make,
+    sent_quote_make,
+    wizard_request_make,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +94,7 @@ def test_only_a_manager_approves_from_the_screen(client, rep, manager, who, appr
 
 
 def test_the_customer_link_shows_one_quote_only(client, rep):
-    quote = quote_make(rep)
+    quote = sent_quote_make(rep)
     response = client.get(reverse("sales:quote_public", args=[quote.token]))
     assert response.status_code == 200
     assert response["X-Robots-Tag"] == "noindex, nofollow"
@@ -239,7 +244,7 @@ def test_a_draft_cannot_be_answered(client, rep):
 
 
 def test_customer_page_in_french(client, rep):
-    quote = quote_make(rep)
+    quote = sent_quote_make(rep)
     client.cookies["django_language"] = "fr"
     page = client.get(reverse("sales:quote_public", args=[quote.token])).content.decode()
     assert "60\u00a0000,00\u00a0€" in page
