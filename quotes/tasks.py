@@ -3,7 +3,8 @@
 ``send_quote_email`` retries only errors a later attempt can fix (the mail server refusing or
 unreachable), with exponential backoff; the service records the sent e-mail, so a retried or
 duplicated message never mails the customer twice; ``notify_quote_answer`` and
-``notify_quote_request`` (a new request from the wizard) mail the sales team once each, the same
+``notify_quote_request`` (a new request from the wizard) mail the sales team once each, and
+``notify_approval_waiting`` the sales managers (a send refused until they approve), the same
 way. ``expire_quotes`` runs daily (the beat entry is in ``settings.CELERY_BEAT_SCHEDULE``).
 ``deliver_webhook`` makes one try at a partner
 webhook delivery per run and retries while the receiver fails; its last try marks it failed.
@@ -33,9 +34,11 @@ from quotes.retention import (
     webhook_deliveries_purge,
 )
 from quotes.sales.services import (
+    NOTIFY_APPROVAL_WAITING_TASK,
     NOTIFY_QUOTE_ANSWER_TASK,
     NOTIFY_QUOTE_REQUEST_TASK,
     SEND_QUOTE_EMAIL_TASK,
+    approval_waiting_notify,
     quote_answer_notify,
     quote_email_send,
     quote_expire_due,
@@ -72,6 +75,19 @@ def send_quote_email(quote_id: int, revision_id: int) -> bool:
 )
 def notify_quote_answer(event_id: int) -> bool:
     return quote_answer_notify(event_id=event_id)
+
+
+@shared_task(
+    name=NOTIFY_APPROVAL_WAITING_TASK,
+    acks_late=True,  # idempotent: the staff_notified event is checked under the request's lock
+    reject_on_worker_lost=True,
+    autoretry_for=RETRYABLE,
+    max_retries=5,
+    retry_backoff=30,
+    retry_jitter=True,
+)
+def notify_approval_waiting(event_id: int) -> bool:
+    return approval_waiting_notify(event_id=event_id)
 
 
 @shared_task(

@@ -35,6 +35,14 @@ the measure is then the larger of the discount against the quote's own gross and
 against the catalog, so no price path lowers a price past the rule unseen. A part priced by hand
 (no SKU: goods with no catalog price to measure against) is counted in ``hand_priced_parts``;
 the approval rule (``workflow``) sends such a quote to a manager whatever its discount.
+
+A line may also carry ``floor_unit_price``, the lowest price it may be billed at without a
+manager (a managed server's fee never goes below the payback of its hardware over the term,
+``engine.tco.hosting.TermFee.floor``), and ``cost_unit_price``, what one unit costs the seller
+(the host's monthly cost of that server, ``ProviderCost``). A line whose net, after its own and
+the quote's discount, is below its floor is counted in ``below_floor_lines`` (a manager approves
+it, whatever the discount); the lines with a cost give the quote's margin over cost,
+``cost_margin_pct``, shown to the manager who approves.
 """
 
 from __future__ import annotations
@@ -102,6 +110,8 @@ class QuoteLine:
     exchange_rate: Decimal | None = None
     source_currency: str | None = None
     list_unit_price: Money | None = None  # the catalog's price, when unit_price departs from it
+    floor_unit_price: Money | None = None  # the lowest unit price billed without a manager
+    cost_unit_price: Money | None = None  # what one unit costs the seller, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +162,8 @@ class QuoteTotals:
     vat_rate_pct: Decimal
     vat_note: Message | None
     hand_priced_parts: int = 0  # part lines without a SKU: no catalog price to measure against
+    below_floor_lines: int = 0  # lines billed, after every discount, under their floor
+    cost_margin_pct: Decimal | None = None  # (net - cost) / net over the lines with a cost
 
     @property
     def has_monthly_lines(self) -> bool:
@@ -196,6 +208,7 @@ def price_quote(
     one_off = group(Recurrence.ONE_OFF)
     monthly = group(Recurrence.MONTHLY)
     contract = one_off.plus(monthly, contract_months)
+    below_floor, cost_margin = _cost_figures(priced, quote_discount_pct)
     list_gross = sum(
         (p.list_gross * (contract_months if _is_monthly(p.line) else 1) for p in priced), _ZERO
     )
@@ -215,7 +228,33 @@ def price_quote(
         vat_rate_pct=treatment.rate_pct,
         vat_note=treatment.note,
         hand_priced_parts=sum(1 for line in lines if line.kind == LineKind.PART and not line.sku),
+        below_floor_lines=below_floor,
+        cost_margin_pct=cost_margin,
     )
+
+
+def _cost_figures(
+    priced: Sequence[PricedLine], quote_discount_pct: Decimal
+) -> tuple[int, Decimal | None]:
+    """``below_floor_lines`` and ``cost_margin_pct`` (per month for monthly lines: a monthly
+    line's net and cost are both per month, so the margin is the same over any number)."""
+    keep = (_HUNDRED - quote_discount_pct) / _HUNDRED
+
+    def billed(p: PricedLine) -> Decimal:
+        return p.net.amount * keep
+
+    def total(p: PricedLine, price: Money | None) -> Decimal:
+        return Decimal(p.line.quantity) * (_ZERO if price is None else price.amount)
+
+    floored = [p for p in priced if p.line.floor_unit_price is not None]
+    below = sum(1 for p in floored if billed(p) < total(p, p.line.floor_unit_price))
+    costed = [p for p in priced if p.line.cost_unit_price is not None]
+    net_sum = sum((billed(p) for p in costed), _ZERO)
+    cost_sum = sum((total(p, p.line.cost_unit_price) for p in costed), _ZERO)
+    margin = None
+    if costed and net_sum:
+        margin = ((net_sum - cost_sum) * _HUNDRED / net_sum).quantize(PCT_STEP)
+    return below, margin
 
 
 def effective_discount_pct(amounts: Amounts) -> Decimal:
@@ -363,6 +402,9 @@ def _check_line(field: str, line: QuoteLine, currency: str) -> None:
     _check_unit_price(f"{field}.unit_price", line.unit_price, currency)
     if line.list_unit_price is not None:
         _check_unit_price(f"{field}.list_unit_price", line.list_unit_price, currency)
+    for name in ("floor_unit_price", "cost_unit_price"):
+        if getattr(line, name) is not None:
+            _check_unit_price(f"{field}.{name}", getattr(line, name), currency)
     _check_pct(f"{field}.discount_pct", line.discount_pct)
     _check_conversion(field, line, currency)
 

@@ -199,6 +199,7 @@ class QuoteContext:
     rate_deviation_pct: Decimal = Decimal(0)  # the typed rate's distance from the reference
     rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT
     hand_priced_parts: int = 0
+    below_floor_lines: int = 0
 
     @property
     def is_past_validity(self) -> bool:
@@ -213,6 +214,7 @@ class QuoteContext:
         return (
             self.rate_needs_approval
             or self.hand_priced_parts > 0
+            or self.below_floor_lines > 0
             or discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
         )
 
@@ -289,6 +291,7 @@ def context_for(
         rate_deviation_pct=rate_deviation_pct,
         rate_tolerance_pct=rate_tolerance_pct,
         hand_priced_parts=quote_totals.hand_priced_parts,
+        below_floor_lines=quote_totals.below_floor_lines,
     )
 
 
@@ -344,6 +347,15 @@ def _send(ctx: QuoteContext) -> Message | None:
                 "A part priced by hand has no catalog price to measure its discount against: a "
                 "sales manager must approve it before the quote is sent."
             )
+        )
+    if ctx.approval_pending and not over_threshold and ctx.below_floor_lines:
+        return _msg(
+            gettext_noop(
+                "%(count)s line(s) would be billed below their floor (a managed server's fee "
+                "below the payback of its hardware over the contract): a sales manager must "
+                "approve it before the quote is sent."
+            ),
+            count=ctx.below_floor_lines,
         )
     if ctx.approval_pending and not over_threshold:
         return _msg(

@@ -378,6 +378,15 @@ class QuoteLine(models.Model):
     # as "storage_adapter": engine.build.cluster.fabric.LineRole), so the server checks read the
     # quote as it was built even when one SSD or NIC model serves two purposes.
     role = models.CharField(_("role"), max_length=32, blank=True)
+    # A managed server's fee: its floor (the hardware's payback over the term, TermFee.floor),
+    # under which only a manager may bill it, and what it costs the host (ProviderCost), for the
+    # margin the approval queue shows. Empty for lines with neither.
+    floor_unit_price = models.DecimalField(
+        _("floor unit price"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    cost_unit_price = models.DecimalField(
+        _("unit cost"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
 
     class Meta:
         ordering = ["revision", "position", "id"]
@@ -417,6 +426,7 @@ class QuoteEventKind(models.TextChoices):
     EMAIL_SENT = "email_sent", _("e-mail sent")
     CUSTOMER_ANSWER = "customer_answer", _("customer's answer")
     STAFF_NOTIFIED = "staff_notified", _("sales team notified")
+    APPROVAL_REQUESTED = "approval_asked", _("approval requested")
 
 
 class QuoteEvent(models.Model):

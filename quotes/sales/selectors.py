@@ -114,6 +114,7 @@ class ApprovalWaiting:
     approved_discount_pct: Decimal | None
     digest: str = ""  # the content shown, carried by the approve form (revision_digest)
     at_stake: Money | None = None  # contract gross - contract net: what the discount gives away
+    cost_margin_pct: Decimal | None = None  # over the lines whose cost we know (hosting)
 
 
 def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
@@ -129,6 +130,7 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             | Q(current_revision__lines__discount_pct__gt=0)
             | Q(exchange_rate__isnull=False, exchange_rate_date__isnull=True)  # a typed rate
             | Q(current_revision__lines__kind="part", current_revision__lines__sku="")  # by hand
+            | Q(current_revision__lines__floor_unit_price__isnull=False)  # may be below its floor
         )
         .distinct()
         .select_related("current_revision")
@@ -166,6 +168,7 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
                     at_stake=Money(
                         totals.contract.gross.amount - totals.contract.net.amount, quote.currency
                     ),
+                    cost_margin_pct=totals.cost_margin_pct,
                 )
             )
     return waiting
@@ -242,6 +245,10 @@ def _list_unit_price(line: QuoteLine, list_rate: tuple[Decimal, Decimal] | None)
     return Money(round_money(line.unit_price / typed * reference), line.currency)
 
 
+def _money(amount: Decimal | None, currency: str) -> Money | None:
+    return None if amount is None else Money(amount, currency)
+
+
 def engine_lines(
     lines: list[QuoteLine], list_rate: tuple[Decimal, Decimal] | None = None
 ) -> tuple[EngineLine, ...]:
@@ -258,6 +265,8 @@ def engine_lines(
             exchange_rate=line.exchange_rate,
             source_currency=line.source_currency or None,
             list_unit_price=_list_unit_price(line, list_rate),
+            floor_unit_price=_money(line.floor_unit_price, line.currency),
+            cost_unit_price=_money(line.cost_unit_price, line.currency),
         )
         for line in lines
     )

@@ -247,6 +247,101 @@ def test_the_queue_shows_the_amount_at_stake(client, rep, manager):
     assert "Amount at stake" in client.get(reverse("sales:dashboard")).content.decode()
 
 
+# --- 1. Fees below their floor --------------------------------------------------------------------
+
+
+def _hosting_quote(rep, *, fee="1000.00", floor="950.00"):
+    """Two managed servers for 36 months at ``fee``, whose hardware pays back at ``floor`` a
+    month and which cost the host 900 a month each."""
+    line = services.LineInput(
+        kind="service",
+        description="Managed hosting",
+        quantity=Decimal(2),
+        unit_price=Decimal(fee),
+        recurrence="monthly",
+        role="managed_hosting",
+        floor_unit_price=Decimal(floor),
+        cost_unit_price=Decimal("900.00"),
+    )
+    quote = quote_make(rep, lines=[line])
+    _terms(rep, quote, "0")  # the 36-month contract
+    return quote
+
+
+def test_attack_managed_fee_discounted_below_its_floor_needs_approval(client, rep, manager):
+    quote = _hosting_quote(rep)
+    services.quote_line_update(
+        user=rep, quote=quote, position=1, quantity=Decimal(2), discount_pct=Decimal(8),
+        today=TODAY,
+    )  # fmt: skip
+    quote.refresh_from_db()
+
+    assert totals(quote).effective_discount_pct < Decimal(10)  # under the discount threshold
+    with pytest.raises(ValidationError, match="below their floor"):
+        _send(rep, quote)
+    [waiting] = selectors.quotes_awaiting_approval(today=TODAY)
+    assert (waiting.quote, waiting.cost_margin_pct) == (quote, Decimal("2.17"))
+    client.force_login(manager)
+    queue = client.get(reverse("sales:dashboard")).content.decode()
+    assert "Margin over our cost" in queue
+    assert "2.17" in queue
+    services.quote_discount_approve(user=manager, quote=quote, today=TODAY)
+    _send(rep, quote)
+
+
+def test_a_managed_fee_at_or_above_its_floor_needs_no_approval(rep):
+    quote = _hosting_quote(rep)
+
+    _send(rep, quote)
+    quote.refresh_from_db()
+    assert quote.status == "sent"
+
+
+def test_a_managed_quote_records_its_floor_and_the_hosts_cost_on_its_hosting_line(rep):
+    from quotes.advice.store import result_from_json
+    from quotes.sales.request_summary import managed_contract
+    from tests.quotes.sales.test_quote_services import wizard_request_make
+
+    quote_request = wizard_request_make()
+    quote = services.quote_create_from_request(user=rep, quote_request=quote_request)
+    advice = result_from_json(quote_request.result.result)
+    assert advice is not None
+    assert advice.chosen is not None
+    contract = managed_contract(advice, advice.chosen)
+
+    hosting = quote.revision.lines.get(role="managed_hosting")
+    assert hosting.floor_unit_price == contract.floor.amount <= hosting.unit_price
+    assert hosting.cost_unit_price == round(contract.cost.total.amount, 2)
+
+
+def test_a_send_waiting_for_approval_emails_the_managers_once_per_content(
+    rep, manager, django_capture_on_commit_callbacks, eager_celery, settings
+):
+    from django.core import mail
+
+    manager.email = "boss@example.com"
+    manager.save()
+    quote = quote_make(rep)  # 2 x 25,000.00
+    _terms(rep, quote, "12")
+
+    for _attempt in range(2):  # the rep tries twice: one e-mail
+        with django_capture_on_commit_callbacks(execute=True), pytest.raises(ValidationError):
+            _send(rep, quote)
+    [message] = mail.outbox
+    assert message.to == ["boss@example.com"]
+    assert quote.number in message.subject
+    assert "approval" in message.subject
+    assert "12.00 %" in message.body  # what the manager will be asked to approve
+    assert "6,000.00" in message.body  # the amount at stake
+    assert f"#approval-{quote.pk}" in message.body
+
+    _terms(rep, quote, "15")  # new content: the managers hear of it
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(ValidationError):
+        _send(rep, quote)
+    assert len(mail.outbox) == 2
+    assert "15.00 %" in mail.outbox[1].body
+
+
 # --- 4. The customer link shows only what was sent ----------------------------------------------
 
 

@@ -8,6 +8,7 @@ and ``services.quote_send(...)``.
 
 from gpuquote.core.roles import MANAGER_GROUP, REP_GROUP, user_role
 from quotes.sales.services.common import (
+    NOTIFY_APPROVAL_WAITING_TASK,
     NOTIFY_QUOTE_ANSWER_TASK,
     NOTIFY_QUOTE_REQUEST_TASK,
     SEND_QUOTE_EMAIL_TASK,
@@ -29,6 +30,7 @@ from quotes.sales.services.lines import (
     quote_terms_update,
 )
 from quotes.sales.services.notify import (
+    approval_waiting_notify,
     quote_answer_notify,
     quote_email_send,
     quote_public_url,
@@ -37,6 +39,7 @@ from quotes.sales.services.notify import (
 from quotes.sales.services.numbering import quote_sequence_next
 from quotes.sales.services.workflow import (
     quote_answer_record,
+    quote_approval_request,
     quote_customer_answer,
     quote_discount_approve,
     quote_expire_due,
@@ -46,14 +49,17 @@ from quotes.sales.services.workflow import (
 
 __all__ = [
     "MANAGER_GROUP",
+    "NOTIFY_APPROVAL_WAITING_TASK",
     "NOTIFY_QUOTE_ANSWER_TASK",
     "NOTIFY_QUOTE_REQUEST_TASK",
     "REP_GROUP",
     "SEND_QUOTE_EMAIL_TASK",
     "LineInput",
     "User",
+    "approval_waiting_notify",
     "quote_answer_notify",
     "quote_answer_record",
+    "quote_approval_request",
     "quote_create",
     "quote_create_from_request",
     "quote_create_from_result",

@@ -58,6 +58,7 @@ User = AbstractBaseUser | AnonymousUser
 # this package: naming them keeps the import one way).
 SEND_QUOTE_EMAIL_TASK = "quotes.send_quote_email"
 NOTIFY_QUOTE_ANSWER_TASK = "quotes.notify_quote_answer"
+NOTIFY_APPROVAL_WAITING_TASK = "quotes.notify_approval_waiting"
 NOTIFY_QUOTE_REQUEST_TASK = "quotes.notify_quote_request"  # queued by the wizard's services
 
 
@@ -79,6 +80,8 @@ class LineInput:
     exchange_rate: Decimal | None = None
     source_currency: str = ""
     role: str = ""  # the builder's "boot" / "data" for drives
+    floor_unit_price: Decimal | None = None  # the lowest unit price billed without a manager
+    cost_unit_price: Decimal | None = None  # what one unit costs us, when known
 
 
 def conversion_recorded(
@@ -139,6 +142,8 @@ def lines_create(revision: QuoteRevision, lines: Sequence[LineInput], start: int
             exchange_rate=line.exchange_rate,
             source_currency=line.source_currency,
             role=line.role,
+            floor_unit_price=line.floor_unit_price,
+            cost_unit_price=line.cost_unit_price,
         )
         for offset, line in enumerate(lines)
     )
@@ -185,6 +190,8 @@ def line_input(line: QuoteLine) -> LineInput:
         exchange_rate=line.exchange_rate,
         source_currency=line.source_currency,
         role=line.role,
+        floor_unit_price=line.floor_unit_price,
+        cost_unit_price=line.cost_unit_price,
     )
 
 

@@ -17,6 +17,7 @@ from engine.advice.codec import encode
 from engine.build.builder import BuiltOption
 from engine.commerce.pricing import LineKind, Recurrence
 from engine.commerce.workflow import validity_end
+from engine.money import round_money
 from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.formatting import number_localized
 from gpuquote.core.roles import user_role
@@ -180,6 +181,8 @@ def _managed_lines(advice: AdviceResult, option: BuiltOption, language: str) -> 
             unit_price=contract.monthly.amount,
             recurrence=Recurrence.MONTHLY,
             role="managed_hosting",
+            floor_unit_price=contract.floor.amount,
+            cost_unit_price=round_money(contract.cost.total.amount),
         )
     ]
     tier = None if advice.tco is None else advice.tco.service_tier

@@ -92,6 +92,59 @@ def quote_answer_notify(*, event_id: int) -> bool:
     return True
 
 
+def approval_waiting_notify(*, event_id: int) -> bool:
+    """E-mail the sales managers (every active member of the managers' group with an address;
+    ``SALES_NOTIFICATION_EMAIL`` when none has one) that a quote waits for their approval, with
+    what they will be asked to approve: the effective discount, the amount at stake and the
+    margin over our cost. Once per request: a ``staff_notified`` event records the message."""
+    from quotes.sales.selectors import revision_totals_get
+
+    with transaction.atomic():
+        event = (
+            QuoteEvent.objects.select_for_update(of=("self",))
+            .select_related("quote", "revision")
+            .filter(pk=event_id, kind=QuoteEventKind.APPROVAL_REQUESTED)
+            .first()
+        )
+        if event is None:
+            return False
+        quote, revision = event.quote, event.revision
+        already = QuoteEvent.objects.filter(
+            quote=quote, kind=QuoteEventKind.STAFF_NOTIFIED, data__approval_event=event.pk
+        ).exists()
+        if already or revision is None:
+            return False
+        totals = revision_totals_get(quote=quote, revision=revision)
+        recipients = _managers_emails() or [settings.SALES_NOTIFICATION_EMAIL]
+        link = settings.SITE_URL.rstrip("/") + reverse("sales:dashboard")
+        context = {
+            "quote": quote,
+            "revision": revision,
+            "totals": totals,
+            "at_stake": totals.contract.gross.amount - totals.contract.net.amount,
+            "link": f"{link}#approval-{quote.pk}",
+        }
+        subject = single_line(render_to_string("email/approval_subject.txt", context))
+        body = render_to_string("email/approval_waiting.txt", context)
+        EmailMessage(subject=subject, body=body, to=recipients).send()
+        event_record(
+            quote,
+            QuoteEventKind.STAFF_NOTIFIED,
+            revision=revision,
+            data={"approval_event": event.pk, "to": recipients},
+        )
+    return True
+
+
+def _managers_emails() -> list[str]:
+    from django.contrib.auth import get_user_model
+
+    from gpuquote.core.roles import MANAGER_GROUP
+
+    users = get_user_model().objects.filter(is_active=True, groups__name=MANAGER_GROUP)
+    return sorted(set(users.exclude(email="").values_list("email", flat=True)))
+
+
 def quote_request_notify(*, request_id: int) -> bool:
     """E-mail the sales team (``SALES_NOTIFICATION_EMAIL``) about a new quote request: who asks,
     the configuration and amount of their result, and the link to the dashboard. Once: the

@@ -38,6 +38,7 @@ from quotes.sales.selectors import (
     revision_totals_get,
 )
 from quotes.sales.services.common import (
+    NOTIFY_APPROVAL_WAITING_TASK,
     NOTIFY_QUOTE_ANSWER_TASK,
     SEND_QUOTE_EMAIL_TASK,
     event_record,
@@ -131,7 +132,10 @@ def _failed_checks(quote: Quote, lines: list[QuoteLine], *, acknowledged: bool) 
     return failures
 
 
-@transaction.atomic
+class ApprovalPendingError(ValidationError):
+    """A send refused until a sales manager approves the revision's figures."""
+
+
 def quote_send(
     *,
     user: Any,
@@ -142,8 +146,46 @@ def quote_send(
     """Send the current revision: status ``sent``, then (after commit) the e-mail with the PDF.
 
     Servers that fail the builder's checks are sent only when the user acknowledged the
-    failures; the sent event records them."""
+    failures; the sent event records them. A send that needs a manager's approval is refused,
+    and the managers are told, once per revision content (``quote_approval_request``)."""
+    try:
+        return _quote_send(
+            user=user, quote=quote, today=today, acknowledged=failed_checks_acknowledged
+        )
+    except ApprovalPendingError:
+        quote_approval_request(user=user, quote=quote)
+        raise
 
+
+@transaction.atomic
+def quote_approval_request(*, user: Any, quote: Quote) -> bool:
+    """Record that the current revision waits for a manager and e-mail the managers (after
+    commit), once per revision content: the same content refused twice asks once."""
+    quote = quote_lock(quote)
+    revision = quote.revision
+    try:
+        totals = revision_totals_get(quote=quote, revision=revision)
+    except PricingError:
+        return False
+    digest = revision_digest(quote=quote, revision=revision, totals=totals)
+    asked = quote.events.filter(
+        kind=QuoteEventKind.APPROVAL_REQUESTED, revision=revision, data__digest=digest
+    ).exists()
+    if asked:
+        return False
+    event = event_record(
+        quote,
+        QuoteEventKind.APPROVAL_REQUESTED,
+        user=user,
+        revision=revision,
+        data={"digest": digest, "effective_discount_pct": str(totals.effective_discount_pct)},
+    )
+    outbox_job_enqueue(task=NOTIFY_APPROVAL_WAITING_TASK, args=[event.pk])
+    return True
+
+
+@transaction.atomic
+def _quote_send(*, user: Any, quote: Quote, today: dt.date | None, acknowledged: bool) -> Quote:
     quote = quote_lock(quote)
     today = today or timezone.localdate()
     revision = quote.revision
@@ -156,8 +198,10 @@ def quote_send(
     try:
         result = transition(quote.status, Action.SEND, context=context)
     except TransitionError as error:
+        if context.approval_pending and quote.status == QuoteStatus.DRAFT:
+            raise ApprovalPendingError(localized_text(error.message)) from error
         raise refused(error) from error
-    failed = _failed_checks(quote, lines, acknowledged=failed_checks_acknowledged)
+    failed = _failed_checks(quote, lines, acknowledged=acknowledged)
     previous, quote.status = quote.status, result.status
     quote.save(update_fields=["status", "updated_at"])
     revision.sent_at = timezone.now()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.commerce.pricing import LineKind, QuoteLine, price_quote
+from engine.commerce.pricing import LineKind, QuoteLine, Recurrence, price_quote
 from engine.commerce.workflow import (
     DEFAULT_APPROVAL_THRESHOLD_PCT,
     DEFAULT_VALIDITY_DAYS,
@@ -422,3 +422,72 @@ def test_a_part_priced_by_hand_needs_approval_whatever_its_discount():
     ctx = context_for(by_hand, role=Role.SALES_REP, today=ON_THE_DAY, valid_until=VALID_UNTIL)
     with pytest.raises(TransitionError, match="A part priced by hand"):
         transition(DRAFT, Action.SEND, context=ctx)
+
+
+def _hosting(*, fee: str, cost: str, discount_pct: str = "0", quote_discount_pct: str = "0"):
+    """Two managed servers for 36 months at ``fee`` a month each, whose floor (the hardware's
+    payback) is ``cost`` and which cost the host 900 each."""
+    return price_quote(
+        [
+            QuoteLine(
+                kind=LineKind.SERVICE,
+                description="Managed hosting",
+                quantity=Decimal(2),
+                unit_price=Money(Decimal(fee), "EUR"),
+                discount_pct=Decimal(discount_pct),
+                recurrence=Recurrence.MONTHLY,
+                floor_unit_price=Money(Decimal(cost), "EUR"),
+                cost_unit_price=Money(Decimal("900.00"), "EUR"),
+            )
+        ],
+        currency="EUR",
+        quote_discount_pct=Decimal(quote_discount_pct),
+        customer_country="FR",
+        is_business=True,
+        contract_months=36,
+    )
+
+
+@pytest.mark.parametrize(
+    ("discount_pct", "quote_discount_pct", "below", "margin"),
+    [
+        ("0", "0", 0, "10.00"),  # 1,000 billed, a floor of 950, 900 of cost
+        ("5", "0", 0, "5.26"),  # 950: exactly the floor
+        ("8", "0", 1, "2.17"),  # 920 < 950, under the 10 % discount threshold
+        ("3", "3", 1, "4.35"),  # the quote's discount counts too: 940.90 < 950
+    ],
+)
+def test_a_fee_discounted_below_its_floor_needs_approval_under_the_threshold(
+    discount_pct, quote_discount_pct, below, margin
+):
+    totals = _hosting(
+        fee="1000.00",
+        cost="950.00",
+        discount_pct=discount_pct,
+        quote_discount_pct=quote_discount_pct,
+    )
+
+    assert (totals.below_floor_lines, totals.cost_margin_pct) == (below, Decimal(margin))
+    assert totals.effective_discount_pct < Decimal(10)
+    ctx = context_for(totals, role=Role.SALES_REP, today=ON_THE_DAY, valid_until=VALID_UNTIL)
+    assert ctx.approval_required is bool(below)
+    if below:
+        with pytest.raises(TransitionError, match="below their floor"):
+            transition(DRAFT, Action.SEND, context=ctx)
+
+
+def test_lines_without_a_cost_have_no_margin():
+    plain = price_quote(
+        [
+            QuoteLine(
+                kind=LineKind.SERVICE,
+                description="Installation",
+                quantity=Decimal(1),
+                unit_price=Money(Decimal("500.00"), "EUR"),
+            )
+        ],
+        currency="EUR",
+        customer_country="FR",
+        is_business=True,
+    )
+    assert (plain.below_floor_lines, plain.cost_margin_pct) == (0, None)
