@@ -33,7 +33,7 @@ from math import prod
 from typing import Any, BinaryIO, TypeVar
 
 from catalog.feeds.cells import shown
-from catalog.feeds.parse import FeedSpec, json_numbers
+from catalog.feeds.parse import FeedSpec, JsonNumbers
 from catalog.feeds.types import FeedFormat, FeedFormatError, FeedLimitError, FeedLimits, RowError
 
 BANDS_PREFERRED = ("MWH2000-19999", "MWH20000-69999", "MWH500-1999")
@@ -99,7 +99,13 @@ def _dataset_load(data: bytes, limits: FeedLimits) -> Mapping[str, Any]:
     except UnicodeDecodeError as exc:
         raise FeedFormatError(f"the feed is not UTF-8 text ({exc.reason})") from exc
     try:
-        dataset = json.loads(text, parse_constant=_no_constant, **json_numbers(limits))
+        numbers = JsonNumbers(limits.json_max_number_chars)
+        dataset = json.loads(
+            text,
+            parse_float=numbers.decimal,
+            parse_int=numbers.integer,
+            parse_constant=_no_constant,
+        )
     except json.JSONDecodeError as exc:
         raise FeedFormatError(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import BinaryIO
@@ -108,7 +108,7 @@ def _utf8_check(decoder: codecs.IncrementalDecoder, chunk: bytes, *, final: bool
         raise FeedFormatError("the feed is not UTF-8 text (it has NUL bytes)")
 
 
-def _parse_step(step, *args: bytes) -> None:  # type: ignore[no-untyped-def]
+def _parse_step(step: Callable[..., object], *args: bytes) -> None:
     try:
         step(*args)
     except DefusedXmlException as exc:

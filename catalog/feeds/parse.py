@@ -187,30 +187,37 @@ def _repeated_positions(names: list[str]) -> str:
     return "; ".join(problems)
 
 
-def json_numbers(limits: FeedLimits) -> dict[str, Callable[[str], Any]]:
-    """``json`` hooks that read numbers as Decimal or int, refusing one longer than
-    ``limits.json_max_number_chars`` before converting it (CPython converts a long integer in
-    quadratic time, and refuses one over 4 300 digits with a ValueError)."""
-    cap = limits.json_max_number_chars
+@dataclass(frozen=True)
+class JsonNumbers:
+    """``json`` hooks (``parse_int=numbers.integer, parse_float=numbers.decimal``) that read
+    numbers as int or Decimal, refusing one longer than ``max_chars`` before converting it
+    (CPython converts a long integer in quadratic time, and refuses one over 4 300 digits with a
+    ValueError)."""
 
-    def bounded(text: str) -> str:
-        if len(text) > cap:
+    max_chars: int
+
+    def integer(self, text: str) -> int:
+        return int(self._bounded(text))
+
+    def decimal(self, text: str) -> Decimal:
+        return Decimal(self._bounded(text))
+
+    def _bounded(self, text: str) -> str:
+        if len(text) > self.max_chars:
             raise FeedLimitError(
-                f"the JSON has a number of more than {cap} characters "
+                f"the JSON has a number of more than {self.max_chars} characters "
                 "(PRICE_FEED_JSON_MAX_NUMBER_CHARS)"
             )
         return text
-
-    return {
-        "parse_int": lambda text: int(bounded(text)),
-        "parse_float": lambda text: Decimal(bounded(text)),
-    }
 
 
 def _json_records(stream: BinaryIO, limits: FeedLimits) -> Iterator[tuple[int, Record]]:
     """Items of a top-level JSON array, decoded one at a time from a sliding text buffer."""
     text = io.TextIOWrapper(stream, encoding="utf-8-sig")
-    decoder = json.JSONDecoder(parse_constant=lambda name: name, **json_numbers(limits))
+    numbers = JsonNumbers(limits.json_max_number_chars)
+    decoder = json.JSONDecoder(
+        parse_float=numbers.decimal, parse_int=numbers.integer, parse_constant=lambda name: name
+    )
     buffer = _JsonBuffer(text)
     try:
         if buffer.next_char() != "[":
