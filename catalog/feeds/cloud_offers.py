@@ -14,8 +14,11 @@ its package pulls ``requests``); only ``instance_name``, ``location``, ``price``
 - Format ``csv``: one provider's file; the provider is the source's name (the applier fills it)
   unless the file has a ``provider`` column.
 - Format ``zip``: every ``*.csv`` member at the archive's top level, the provider being the file
-  stem (``aws.csv`` -> AWS). Bounded: at most ``MAX_ARCHIVE_MEMBERS`` members, at most
-  ``MAX_ARCHIVE_BYTES`` uncompressed in all, names without a path; other members are ignored.
+  stem (``aws.csv`` -> AWS). Bounded: at most ``MAX_ARCHIVE_MEMBERS`` members, names without a
+  path; other members are ignored. Before any member is inflated, the sizes the archive declares
+  are checked against ``spec.limits`` (``FeedLimitError``): at most ``max_inflated_bytes`` in all,
+  and no member inflating more than ``max_compression_ratio`` times (a "zip bomb"). zipfile
+  never inflates a member past its declared size (and checks its CRC), so the check holds.
 
 Rows without a GPU (``gpu_count`` 0) and rows for a GPU the TCO tables do not model
 (``engine.assumptions.gpu_model_key`` knows no key for it: T4, A10G, RTX 4090, TPUs...) are
@@ -38,7 +41,7 @@ from typing import IO, BinaryIO
 
 from catalog.feeds.cells import CellError
 from catalog.feeds.parse import FeedSpec
-from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
+from catalog.feeds.types import FeedFormat, FeedFormatError, FeedLimitError, FeedLimits, RowError
 from engine.assumptions import gpu_model_key
 
 OFFER_CURRENCY = "USD"  # gpuhunt's prices are US dollars per hour
@@ -52,9 +55,11 @@ MAX_PROVIDER_CHARS = 64
 MAX_GPU_NAME_CHARS = 64
 MAX_GPU_COUNT = 1024
 MAX_GPU_MEMORY_GB = 4096
-# A gpuhunt catalog has one CSV per provider (about twenty); the default PRICE_FEED_MAX_BYTES.
+# A gpuhunt catalog has one CSV per provider (about twenty).
 MAX_ARCHIVE_MEMBERS = 64
-MAX_ARCHIVE_BYTES = 50 * 1024 * 1024
+# The compression ratio is checked on members inflating past this: a small file of repeated
+# lines may compress a lot and still cost nothing to read.
+RATIO_FLOOR_BYTES = 1024 * 1024
 # Grace CPU + GPU superchips (GH200, GB200): not the GPU boards the TCO tables price.
 GRACE_SUPERCHIP_PREFIXES = ("gh", "gb")
 MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.csv")
@@ -117,7 +122,7 @@ def _zip_offers(stream: BinaryIO, spec: FeedSpec) -> Iterator[CloudOfferItem]:
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise FeedFormatError("the feed is not a readable ZIP archive") from exc
     with archive:
-        members = _csv_members(archive)
+        members = _csv_members(archive, spec.limits)
         rows_before = 0
         for info, provider in members:
             counter = _LineCounter()
@@ -136,7 +141,7 @@ def _zip_offers(stream: BinaryIO, spec: FeedSpec) -> Iterator[CloudOfferItem]:
             rows_before += counter.lines
 
 
-def _csv_members(archive: zipfile.ZipFile) -> list[tuple[zipfile.ZipInfo, str]]:
+def _csv_members(archive: zipfile.ZipFile, limits: FeedLimits) -> list[tuple[zipfile.ZipInfo, str]]:
     """The archive's provider files with their provider names, after checking its bounds."""
     infos = archive.infolist()
     if len(infos) > MAX_ARCHIVE_MEMBERS:
@@ -165,15 +170,30 @@ def _csv_members(archive: zipfile.ZipFile) -> list[tuple[zipfile.ZipInfo, str]]:
         if stem in stems:
             raise FeedFormatError(f"{name}: the archive has two files for provider {stem!r}")
         stems.add(stem)
+        _inflation_check(info, limits)
         total += info.file_size
-        if total > MAX_ARCHIVE_BYTES:
-            raise FeedFormatError(
-                f"the archive's CSV files hold more than {MAX_ARCHIVE_BYTES:,} bytes uncompressed"
+        if total > limits.max_inflated_bytes:
+            raise FeedLimitError(
+                f"the archive's CSV files inflate to more than {limits.max_inflated_bytes:,} "
+                "bytes (PRICE_FEED_MAX_INFLATED_BYTES)"
             )
         members.append((info, PROVIDER_NAMES.get(stem, stem)))
     if not members:
         raise FeedFormatError("the archive holds no provider CSV file (aws.csv, gcp.csv, ...)")
     return sorted(members, key=lambda member: member[0].filename.lower())
+
+
+def _inflation_check(info: zipfile.ZipInfo, limits: FeedLimits) -> None:
+    """Refuse a member that inflates too many times its compressed size (a "zip bomb")."""
+    if info.file_size <= RATIO_FLOOR_BYTES:
+        return
+    ratio = limits.max_compression_ratio
+    if info.file_size > ratio * max(info.compress_size, 1):
+        raise FeedLimitError(
+            f"{info.filename} inflates {info.file_size // max(info.compress_size, 1):,} times "
+            f"its compressed size; at most {ratio} times is read "
+            "(PRICE_FEED_MAX_COMPRESSION_RATIO)"
+        )
 
 
 class _Bounded(io.RawIOBase):

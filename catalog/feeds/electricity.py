@@ -33,8 +33,8 @@ from math import prod
 from typing import Any, BinaryIO, TypeVar
 
 from catalog.feeds.cells import shown
-from catalog.feeds.parse import FeedSpec
-from catalog.feeds.types import FeedFormat, FeedFormatError, RowError
+from catalog.feeds.parse import FeedSpec, JsonNumbers
+from catalog.feeds.types import FeedFormat, FeedFormatError, FeedLimitError, FeedLimits, RowError
 
 BANDS_PREFERRED = ("MWH2000-19999", "MWH20000-69999", "MWH500-1999")
 TAX = "X_VAT"
@@ -51,7 +51,9 @@ PRICE_PLACES = 6  # as stored (and as a regional assumption's value)
 MAX_DIMENSIONS = 16
 MAX_CATEGORIES = 5000
 MAX_CODE_CHARS = 64
-MAX_CELLS = 10**9
+# Semesters from this year on are read (Eurostat's series start in the 1980s; a year 0 is no
+# calendar year at all).
+FIRST_YEAR = 1900
 PERIOD = re.compile(r"^(\d{4})-S([12])$")
 COUNTRY = re.compile(r"^[A-Z]{2}$")
 T = TypeVar("T")
@@ -73,8 +75,8 @@ def electricity_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[ElectricityPr
     """The countries' latest prices in a JSON-stat nrg_pc_205 feed, in ``geo`` order."""
     if spec.format != FeedFormat.JSON:
         raise FeedFormatError(f"Eurostat's electricity prices are read as JSON, not {spec.format}")
-    dataset = _dataset_load(stream.read())
-    cube = _Cube.of(dataset)
+    dataset = _dataset_load(stream.read(), spec.limits)
+    cube = _Cube.of(dataset, spec.limits)
     band = next((b for b in BANDS_PREFERRED if b in cube.codes["nrg_cons"]), None)
     if band is None:
         raise FeedFormatError(
@@ -91,13 +93,19 @@ def electricity_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[ElectricityPr
     yield from _country_rows(cube, fixed, periods, values, band)
 
 
-def _dataset_load(data: bytes) -> Mapping[str, Any]:
+def _dataset_load(data: bytes, limits: FeedLimits) -> Mapping[str, Any]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FeedFormatError(f"the feed is not UTF-8 text ({exc.reason})") from exc
     try:
-        dataset = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+        numbers = JsonNumbers(limits.json_max_number_chars)
+        dataset = json.loads(
+            text,
+            parse_float=numbers.decimal,
+            parse_int=numbers.integer,
+            parse_constant=_no_constant,
+        )
     except json.JSONDecodeError as exc:
         raise FeedFormatError(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -124,15 +132,20 @@ class _Cube:
     codes: Mapping[str, Mapping[str, int]]
 
     @classmethod
-    def of(cls, dataset: Mapping[str, Any]) -> _Cube:
+    def of(cls, dataset: Mapping[str, Any], limits: FeedLimits) -> _Cube:
         ids = _list_of(dataset.get("id"), str)
         sizes = _list_of(dataset.get("size"), int)
         if ids is None or sizes is None or len(ids) != len(sizes):
             raise FeedFormatError('"id" and "size" must be lists of the same length')
         if not 0 < len(ids) <= MAX_DIMENSIONS or len(set(ids)) != len(ids):
             raise FeedFormatError(f'"id" must name 1 to {MAX_DIMENSIONS} distinct dimensions')
-        if any(not 0 < size <= MAX_CATEGORIES for size in sizes) or prod(sizes) > MAX_CELLS:
+        if any(not 0 < size <= MAX_CATEGORIES for size in sizes):
             raise FeedFormatError(f'each "size" must be 1 to {MAX_CATEGORIES} categories')
+        if prod(sizes) > limits.jsonstat_max_cells:
+            raise FeedLimitError(
+                f"the dataset's dimensions span {prod(sizes):,} cells; at most "
+                f"{limits.jsonstat_max_cells:,} are read (PRICE_FEED_JSONSTAT_MAX_CELLS)"
+            )
         missing = [name for name in REQUIRED_DIMENSIONS if name not in ids]
         if missing:
             raise FeedFormatError(
@@ -196,6 +209,11 @@ def _periods_newest_first(times: Mapping[str, int], today: dt.date) -> list[tupl
                 f"time category {position} is not a semester (YYYY-S1 or YYYY-S2)"
             )
         year, half = int(match[1]), int(match[2])
+        if year < FIRST_YEAR:
+            raise FeedFormatError(
+                f"time category {position} is in year {year}: semesters from {FIRST_YEAR} on "
+                "are read"
+            )
         if dt.date(year, 1 if half == 1 else 7, 1) <= today:
             started.append(((year, half), code, times[code]))
     return [(code, index) for _, code, index in sorted(started, reverse=True)]

@@ -33,6 +33,8 @@ from catalog.feeds.types import (
     FeedFormat,
     FeedFormatError,
     FeedKind,
+    FeedLimitError,
+    FeedLimits,
     PartPriceRow,
     RowError,
 )
@@ -103,6 +105,7 @@ class FeedSpec:
     today: dt.date
     column_map: Mapping[str, str] = field(default_factory=dict)
     default_source: str = ""
+    limits: FeedLimits = field(default_factory=FeedLimits)
 
     def column(self, name: str) -> str:
         return self.column_map.get(name, name)
@@ -119,7 +122,7 @@ def iter_rows(stream: BinaryIO, spec: FeedSpec) -> Iterator[FeedRow]:
     if spec.format == FeedFormat.CSV:
         records = _csv_records(stream, spec)
     elif spec.format == FeedFormat.JSON:
-        records = _json_records(stream)
+        records = _json_records(stream, spec.limits)
     else:
         raise FeedFormatError(f"unknown feed format {spec.format!r}")
     validate = _RowValidator(spec)
@@ -184,10 +187,37 @@ def _repeated_positions(names: list[str]) -> str:
     return "; ".join(problems)
 
 
-def _json_records(stream: BinaryIO) -> Iterator[tuple[int, Record]]:
+@dataclass(frozen=True)
+class JsonNumbers:
+    """``json`` hooks (``parse_int=numbers.integer, parse_float=numbers.decimal``) that read
+    numbers as int or Decimal, refusing one longer than ``max_chars`` before converting it
+    (CPython converts a long integer in quadratic time, and refuses one over 4 300 digits with a
+    ValueError)."""
+
+    max_chars: int
+
+    def integer(self, text: str) -> int:
+        return int(self._bounded(text))
+
+    def decimal(self, text: str) -> Decimal:
+        return Decimal(self._bounded(text))
+
+    def _bounded(self, text: str) -> str:
+        if len(text) > self.max_chars:
+            raise FeedLimitError(
+                f"the JSON has a number of more than {self.max_chars} characters "
+                "(PRICE_FEED_JSON_MAX_NUMBER_CHARS)"
+            )
+        return text
+
+
+def _json_records(stream: BinaryIO, limits: FeedLimits) -> Iterator[tuple[int, Record]]:
     """Items of a top-level JSON array, decoded one at a time from a sliding text buffer."""
     text = io.TextIOWrapper(stream, encoding="utf-8-sig")
-    decoder = json.JSONDecoder(parse_float=Decimal, parse_constant=lambda name: name)
+    numbers = JsonNumbers(limits.json_max_number_chars)
+    decoder = json.JSONDecoder(
+        parse_float=numbers.decimal, parse_int=numbers.integer, parse_constant=lambda name: name
+    )
     buffer = _JsonBuffer(text)
     try:
         if buffer.next_char() != "[":

@@ -59,6 +59,27 @@ class CloudPriceRow:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedLimits:
+    """What reading one feed may cost, beyond its size in bytes (``FetchLimits.max_bytes``).
+
+    The defaults are those of the PRICE_FEED_* settings (docs/settings.md), which the refresh
+    service passes in; each bounds one way a small file can make a worker do a lot of work."""
+
+    # A ZIP's CSV members: bytes once inflated, in all, and inflated bytes per compressed byte
+    # (checked on each member that inflates past 1 MiB: catalog.feeds.cloud_offers).
+    max_inflated_bytes: int = 50 * 1024 * 1024
+    max_compression_ratio: int = 100
+    # XML: element nesting and elements in all (the ECB's files are 4 deep; its full history
+    # since 1999 has about 200 000 elements).
+    xml_max_depth: int = 8
+    xml_max_nodes: int = 500_000
+    # JSON-stat: the cube's cells (the product of its dimensions' sizes). Any JSON feed: the
+    # characters of one number (a 5 000-digit integer costs seconds to convert).
+    jsonstat_max_cells: int = 1_000_000
+    json_max_number_chars: int = 40
+
+
+@dataclass(frozen=True, slots=True)
 class RowError:
     """One rejected row: where, which field, why, and the offending value (shortened)."""
 
@@ -88,6 +109,11 @@ class FeedFetchError(FeedError):
 
 class FeedTooLargeError(FeedFetchError):
     """The feed is larger than the configured size limit."""
+
+
+class FeedLimitError(FeedError):
+    """The feed goes past a safety cap (``FeedLimits``): refused whole, the message names the
+    setting. Raised as soon as the cap is passed, before the rest of the feed is read."""
 
 
 class FeedTemporaryError(FeedError):

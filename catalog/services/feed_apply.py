@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from catalog.feeds import FeedSpec, RowError
+from catalog.feeds import FeedLimitError, FeedLimits, FeedSpec, RowError
 from catalog.feeds.kinds import kind_rows
 from catalog.models import PriceRefreshRun, PriceSource, RunStatus
 from catalog.selectors.versions import versions_forget
@@ -47,7 +47,8 @@ def price_feed_apply(
     twice is a no-op; a price moving more than PRICE_QUARANTINE_CHANGE_PCT is held for review.
     When more than PRICE_FEED_MAX_ERROR_PCT of the rows are bad, or the feed has no row, the
     transaction is rolled back and the outcome says REJECTED. ``FeedFormatError`` (an unreadable
-    feed) and ``LockLostError`` propagate, with nothing applied.
+    feed), ``FeedLimitError`` (a safety cap passed: more than PRICE_FEED_MAX_ROWS rows, or one of
+    the reader's ``FeedLimits``) and ``LockLostError`` propagate, with nothing applied.
     """
     spec = _feed_spec(source, today or timezone.localdate())
     outcome = FeedOutcome()
@@ -89,6 +90,19 @@ def _feed_spec(source: PriceSource, today: dt.date) -> FeedSpec:
         today=today,
         column_map=source.column_map or {},
         default_source=f"{source.name} price feed: {source.location}",
+        limits=feed_limits(),
+    )
+
+
+def feed_limits() -> FeedLimits:
+    """The readers' safety caps, from the PRICE_FEED_* settings."""
+    return FeedLimits(
+        max_inflated_bytes=settings.PRICE_FEED_MAX_INFLATED_BYTES,
+        max_compression_ratio=settings.PRICE_FEED_MAX_COMPRESSION_RATIO,
+        xml_max_depth=settings.PRICE_FEED_XML_MAX_DEPTH,
+        xml_max_nodes=settings.PRICE_FEED_XML_MAX_NODES,
+        jsonstat_max_cells=settings.PRICE_FEED_JSONSTAT_MAX_CELLS,
+        json_max_number_chars=settings.PRICE_FEED_JSON_MAX_NUMBER_CHARS,
     )
 
 
@@ -99,10 +113,18 @@ def _feed_chunks_apply(
     rows: Iterator[Any],
     outcome: FeedOutcome,
 ) -> None:
-    """Apply the rows chunk by chunk; the bad ones are counted and reported, in row order."""
+    """Apply the rows chunk by chunk; the bad ones are counted and reported, in row order.
+
+    No more than PRICE_FEED_MAX_ROWS rows are read: the row after them raises ``FeedLimitError``
+    before its chunk is applied (the caller's transaction then rolls back the chunks before)."""
     # The rows of the source's kind only (its reader chose them): its applier writes them.
     apply_chunk = chunk_applier(source.kind)
-    while chunk := list(itertools.islice(rows, FEED_CHUNK_ROWS)):
+    max_rows = settings.PRICE_FEED_MAX_ROWS
+    while chunk := list(
+        itertools.islice(rows, min(FEED_CHUNK_ROWS, max_rows - outcome.rows_read + 1))
+    ):
+        if outcome.rows_read + len(chunk) > max_rows:
+            raise FeedLimitError(f"the feed has more than {max_rows:,} rows (PRICE_FEED_MAX_ROWS)")
         outcome.rows_read += len(chunk)
         reported = len(outcome.errors)
         valid = []

@@ -347,6 +347,17 @@ PRICE_FEED_LOCK_SECONDS = env_int("PRICE_FEED_LOCK_SECONDS", 20 * 60)
 PRICE_FEED_MAX_RETRIES = env_int("PRICE_FEED_MAX_RETRIES", 5)
 PRICE_FEED_RETRY_BACKOFF_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_SECONDS", 30)
 PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS = env_int("PRICE_FEED_RETRY_BACKOFF_MAX_SECONDS", 30 * 60)
+# What one feed file may cost to read (catalog.feeds.types.FeedLimits; docs/price-feeds.md): past
+# a cap the run fails, naming it, and nothing is applied. Rows per run (the ECB's full history has
+# about 200 000 rates); a ZIP's CSV files inflated, in all, and inflated per compressed byte;
+# XML nesting and elements; JSON-stat cells (product of the sizes) and characters per JSON number.
+PRICE_FEED_MAX_ROWS = env_int("PRICE_FEED_MAX_ROWS", 300_000)
+PRICE_FEED_MAX_INFLATED_BYTES = env_int("PRICE_FEED_MAX_INFLATED_BYTES", 50 * 1024 * 1024)
+PRICE_FEED_MAX_COMPRESSION_RATIO = env_int("PRICE_FEED_MAX_COMPRESSION_RATIO", 100)
+PRICE_FEED_XML_MAX_DEPTH = env_int("PRICE_FEED_XML_MAX_DEPTH", 8)
+PRICE_FEED_XML_MAX_NODES = env_int("PRICE_FEED_XML_MAX_NODES", 500_000)
+PRICE_FEED_JSONSTAT_MAX_CELLS = env_int("PRICE_FEED_JSONSTAT_MAX_CELLS", 1_000_000)
+PRICE_FEED_JSON_MAX_NUMBER_CHARS = env_int("PRICE_FEED_JSON_MAX_NUMBER_CHARS", 40)
 
 # Sales quotes: the discount a sales rep may grant without a manager (percent, over the whole
 # contract), how long a quote is valid, and who hears about the customers' answers.

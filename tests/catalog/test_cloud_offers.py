@@ -14,6 +14,7 @@ import datetime as dt
 import io
 import zipfile
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from catalog.feeds import FeedFormatError, FeedSpec, RowError
+from catalog.feeds import FeedFormatError, FeedLimitError, FeedLimits, FeedSpec, RowError
 from catalog.feeds.cloud_offers import CloudOfferRow, iter_cloud_offers
 from catalog.models import CloudOffer, CloudPrice, PriceSource, RunStatus
 from catalog.selectors.cloud_offers import cheapest_cloud_offers
@@ -204,11 +205,11 @@ def test_unreadable_feeds_raise_a_format_error_without_echoing_them(data, fmt, m
     assert "not really" not in str(raised.value)
 
 
-def test_an_archive_larger_than_the_bound_uncompressed_is_refused(monkeypatch):
-    monkeypatch.setattr("catalog.feeds.cloud_offers.MAX_ARCHIVE_BYTES", 100)
+def test_an_archive_larger_than_the_bound_uncompressed_is_refused():
+    small = replace(spec("zip"), limits=FeedLimits(max_inflated_bytes=100))
 
-    with pytest.raises(FeedFormatError, match="more than 100 bytes uncompressed"):
-        read(zip_bytes({"aws.csv": AWS_CSV}), "zip")
+    with pytest.raises(FeedLimitError, match="inflate to more than 100 bytes"):
+        list(iter_cloud_offers(io.BytesIO(zip_bytes({"aws.csv": AWS_CSV})), small))
 
 
 # --- Refresh runs ---------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.urls import reverse
 
-from catalog.feeds import FeedFormatError, FeedSpec, RowError
+from catalog.feeds import FeedFormatError, FeedLimitError, FeedSpec, RowError
 from catalog.feeds.exchange_rates import ExchangeRateRow, exchange_rate_rows
 from catalog.feeds.kinds import kind_formats
 from catalog.models import ExchangeRate, PriceRefreshRun, PriceSource, RunStatus
@@ -150,7 +150,7 @@ def test_a_repeated_currency_on_a_day_is_a_row_error():
     [
         (b"", "invalid XML at line 1, column 0"),
         (b"date,USD\n2026-12-04,1.08\n", "invalid XML at line 1, column 0"),
-        (b"<a><b></a>", "invalid XML at line 1, column 8"),
+        (b"<Envelope><b></Envelope>", "invalid XML at line 1, column 15"),
         (b"<html><body/></html>", "root must be gesmes:Envelope"),
         (
             b'<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01"/>',
@@ -181,7 +181,7 @@ def test_an_unreadable_file_raises_a_format_error_without_echoing_it(data, messa
 def test_a_file_over_the_size_bound_is_refused_before_parsing(monkeypatch):
     monkeypatch.setattr("catalog.feeds.exchange_rates.MAX_FEED_BYTES", 100)
 
-    with pytest.raises(FeedFormatError, match="larger than 100 bytes"):
+    with pytest.raises(FeedLimitError, match="larger than 100 bytes"):
         rows_of((SAMPLES / "ecb-eurofxref-daily.xml").read_bytes())
 
 
