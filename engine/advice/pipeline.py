@@ -10,7 +10,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from ..assumptions.gpu_models import training_mfu
+from ..assumptions.gpu_models import training_mfu, training_mfu_fp8
 from ..build import rules
 from ..build.builder import BuildNeeds, BuildResult, BuiltOption, Environment, GpuFit, build_options
 from ..build.configuration import GpuPreference
@@ -35,7 +35,7 @@ class Advice:
 
 
 def gpu_profile(gpu: GpuSpec) -> GpuProfile:
-    training = training_mfu(gpu.name)
+    training, fp8 = training_mfu(gpu.name), training_mfu_fp8(gpu.name)
     return GpuProfile(
         name=gpu.name,
         memory_gb=gpu.memory_gb,
@@ -44,6 +44,8 @@ def gpu_profile(gpu: GpuSpec) -> GpuProfile:
         fp8_tflops=gpu.fp8_tflops,
         training_mfu=training.value,
         training_mfu_source=training.source,
+        training_mfu_fp8=fp8.value,
+        training_mfu_fp8_source=fp8.source,
     )
 
 

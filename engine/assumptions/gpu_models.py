@@ -9,7 +9,8 @@ once:
   needles, all required; the first record that matches wins, so the longer names come first), its
   key in the price tables (``gpu_model_key``), its readable name, its market class (the hosting
   offers it is compared with, ``market_class``), its architecture, and its sourced efficiencies:
-  the share of peak compute a training run reaches (MFU) and the share of peak memory bandwidth a
+  the share of peak compute a training run reaches (MFU, in BF16 and in FP8: MLPerf Training's
+  Llama-2-70B LoRA results where the GPU has one) and the share of peak memory bandwidth a
   decode step reaches;
 - ``GpuArchitecture`` (``ARCHITECTURES``): per architecture, the vendor and compute platform, the
   number formats it runs in hardware (the rules' precision check), the platform target and first
@@ -36,6 +37,8 @@ from ..sizing.constants import (
     DEFAULT_MFU,
     SOURCE_BANDWIDTH,
     SOURCE_MFU,
+    SOURCE_MLPERF_TRAINING_V41,
+    SOURCE_MLPERF_TRAINING_V50,
 )
 from .gpu_prices import CLOUD_ON_DEMAND, CLOUD_ON_DEMAND_BY_REGION
 
@@ -72,10 +75,86 @@ class Efficiency:
     seen_on: dt.date
 
 
-# Every GPU model trains at the MFU reported for large H100 runs and decodes at the bandwidth share
-# measured on an H100, until a model has figures of its own.
+MLPERF_SEEN_ON = dt.date(2026, 12, 6)
+
+# Every GPU model without figures of its own trains at the MFU reported for large BF16 H100 runs
+# and decodes at the bandwidth share measured on an H100.
 TRAINING_MFU = Efficiency(DEFAULT_MFU, SOURCE_MFU, EFFICIENCIES_SEEN_ON)
 DECODE_BANDWIDTH = Efficiency(DECODE_BANDWIDTH_EFFICIENCY, SOURCE_BANDWIDTH, EFFICIENCIES_SEEN_ON)
+
+# --- Training efficiency per GPU: MLPerf Training, Llama-2-70B LoRA on 8 GPUs -------------------
+#
+# Every 8-GPU submission ran in FP8 (NVIDIA: ``FP8=True``, no activation recomputation; AMD:
+# ``FP8=True``, full recomputation of 21 of the 80 layers). The engine counts a LoRA step as
+# 2(N + A) forward + 2(N + A) + 2A backward FLOPs per token (``engine.sizing.compute``): for
+# Llama-2-70B at rank 16 that is 4 x 69.3e9 = 2.77e11 FLOPs per token. The FP8 efficiency is
+# those FLOPs over the time to train on 8 x the dense FP8 peak (catalog datasheets):
+#
+#   GPU, submission (round)            samples x 8,192 tokens   FLOPs     time      FP8 peak   share
+#   H100 SXM, NVIDIA eos (v4.1)         3,226 -> 26.4M          7.32e18   27.93 min 1,979 T    0.276
+#   H200 SXM, Dell XE9680 (v5.0)        3,149 -> 25.8M          7.15e18   22.94 min 1,979 T    0.328
+#   MI300X, AMD (v5.0, ROCm 6.4)        3,110 -> 25.5M          7.06e18   28.27 min 2,615 T    0.199
+#   MI325X, AMD (v5.0, ROCm 6.4)        2,995 -> 24.5M          6.80e18   20.96 min 2,615 T    0.259
+#   B200, NVIDIA nyx (v5.0)             3,187 -> 26.1M          7.24e18   11.24 min 4,500 T    0.298
+#
+# e.g. H100: 7.32e18 / (8 x 1,979e12 x 1,676 s) = 0.276. The time includes the evaluations
+# (about 10 %), as a customer's run would. H200: the median of the seven 8 x H200 SXM results of
+# v5.0 (NVIDIA submitted none); v5.0 has no 8 x H100 result, v4.1's NVIDIA one is the latest.
+# The share holds whatever limits the GPU at this size (8,192-token samples make a step
+# compute-bound: 2.3e15 FLOPs per sample against 70 GB of FP8 weights, some 33,000 FLOPs per
+# byte), so the H200's faster memory and the software stack each GPU ran are in it.
+#
+# BF16, the engine's default format, has no MLPerf result: the H100 keeps the BF16 MFU Llama 3
+# reports (``DEFAULT_MFU``) and every other GPU gets it scaled by its FP8 share against the
+# H100's (assumption: FP8's gain over BF16 is the same on each of these GPUs, all of which run
+# FP8 at twice their BF16 peak). H100 0.40; H200 0.40 x 0.328 / 0.276 = 0.475; MI300X 0.288;
+# MI325X 0.375; B200 0.432.
+
+H100_FP8_SHARE = 0.276
+
+
+def _mlperf(value: float, what: str, source: str) -> Efficiency:
+    return Efficiency(value, f"MLPerf Training Llama-2-70B LoRA, {what}: {source}", MLPERF_SEEN_ON)
+
+
+def _scaled(fp8: float, what: str, source: str) -> Efficiency:
+    bf16 = round(DEFAULT_MFU * fp8 / H100_FP8_SHARE, 3)
+    return _mlperf(bf16, f"{what}, BF16 = {DEFAULT_MFU} x {fp8} / {H100_FP8_SHARE}", source)
+
+
+H100_V41 = f"{SOURCE_MLPERF_TRAINING_V41} (NVIDIA eos_ngc24.09_nemo)"
+H200_V50 = f"{SOURCE_MLPERF_TRAINING_V50} (Dell XE9680x8H200-SXM-141GB)"
+MI300X_V50 = f"{SOURCE_MLPERF_TRAINING_V50} (AMD MI300X_EPYC_9575F_pytorch, ROCm 6.4)"
+MI325X_V50 = f"{SOURCE_MLPERF_TRAINING_V50} (AMD MI325X_EPYC_9575F_pytorch, ROCm 6.4)"
+B200_V50 = f"{SOURCE_MLPERF_TRAINING_V50} (NVIDIA nyx_n1_ngc25.04_nemo)"
+
+H100_TRAINING = (TRAINING_MFU, _mlperf(H100_FP8_SHARE, "8 x H100 SXM, 27.93 min", H100_V41))
+H200_TRAINING = (
+    _scaled(0.328, "8 x H200 SXM, 22.94 min", H200_V50),
+    _mlperf(0.328, "8 x H200 SXM, 22.94 min", H200_V50),
+)
+MI300X_TRAINING = (
+    _scaled(0.199, "8 x MI300X, 28.27 min", MI300X_V50),
+    _mlperf(0.199, "8 x MI300X, 28.27 min", MI300X_V50),
+)
+MI325X_TRAINING = (
+    _scaled(0.259, "8 x MI325X, 20.96 min", MI325X_V50),
+    _mlperf(0.259, "8 x MI325X, 20.96 min", MI325X_V50),
+)
+B200_TRAINING = (
+    _scaled(0.298, "8 x B200, 11.24 min", B200_V50),
+    _mlperf(0.298, "8 x B200, 11.24 min", B200_V50),
+)
+# No MLPerf Llama-2-70B LoRA result of their own: the H100 SXM's figures, said so.
+DEFAULT_TRAINING = (
+    TRAINING_MFU,
+    Efficiency(
+        H100_FP8_SHARE,
+        "No MLPerf Llama-2-70B LoRA result for this GPU: the H100 SXM's FP8 share, "
+        f"{H100_FP8_SHARE} ({H100_V41})",
+        MLPERF_SEEN_ON,
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,33 +286,60 @@ class GpuModel:
     architecture: str
     market_class: str | None
     priced: bool = True
-    training_mfu: Efficiency = TRAINING_MFU
+    training_mfu: Efficiency = TRAINING_MFU  # BF16/FP16 training, share of the BF16 peak
+    training_mfu_fp8: Efficiency = DEFAULT_TRAINING[1]  # FP8 training, share of the FP8 peak
     decode_bandwidth: Efficiency = DECODE_BANDWIDTH
 
 
 def _m(
-    key: str, name: str, match: str, architecture: str, market: str | None, priced: bool = True
+    key: str,
+    name: str,
+    match: str,
+    architecture: str,
+    market: str | None,
+    priced: bool = True,
+    training: tuple[Efficiency, Efficiency] = DEFAULT_TRAINING,
 ) -> GpuModel:
-    return GpuModel(key, name, tuple(match.split()), architecture, market, priced)
+    return GpuModel(
+        key,
+        name,
+        tuple(match.split()),
+        architecture,
+        market,
+        priced,
+        training_mfu=training[0],
+        training_mfu_fp8=training[1],
+    )
 
 
 # First match wins: a name is squashed (lower case, letters and digits only) and every needle of
 # ``match`` must appear in it.
+# Training efficiencies: the MLPerf-derived ones above; the H100 NVL and PCIe (no result of their
+# own) share the H100 SXM's, the Grace Blackwell superchips the B200's (the same GPU; v5.0's
+# 2 x 4 GB200 result, 10.79 min, is within 5 % of 8 x B200); every other GPU the default.
 GPU_MODELS: tuple[GpuModel, ...] = (
-    _m("H100_NVL", "H100 NVL", "h100 nvl", "Hopper", "H100"),
-    _m("H100_PCIE", "H100 PCIe", "h100 pcie", "Hopper", "H100"),
-    _m("H100_SXM", "H100 SXM", "h100", "Hopper", "H100"),
+    _m("H100_NVL", "H100 NVL", "h100 nvl", "Hopper", "H100", training=H100_TRAINING),
+    _m("H100_PCIE", "H100 PCIe", "h100 pcie", "Hopper", "H100", training=H100_TRAINING),
+    _m("H100_SXM", "H100 SXM", "h100", "Hopper", "H100", training=H100_TRAINING),
     _m("A100_PCIE", "A100 PCIe", "a100 pcie", "Ampere", "A100"),
     _m("A100_SXM", "A100 SXM", "a100", "Ampere", "A100"),
     # Grace Blackwell superchips are sold as racks, not as boards or hosted servers.
-    _m("GB200", "GB200", "gb200", "Blackwell", None, priced=False),
-    _m("GB300", "GB300", "gb300", "Blackwell", None, priced=False),
-    _m("B200", "B200", "b200", "Blackwell", "B200"),
-    _m("H200", "H200", "h200", "Hopper", "H200"),
+    _m("GB200", "GB200", "gb200", "Blackwell", None, priced=False, training=B200_TRAINING),
+    _m("GB300", "GB300", "gb300", "Blackwell", None, priced=False, training=B200_TRAINING),
+    _m("B200", "B200", "b200", "Blackwell", "B200", training=B200_TRAINING),
+    _m("H200", "H200", "h200", "Hopper", "H200", training=H200_TRAINING),
     # MI325X: AMD product page (CDNA 3, 256 GB HBM3E); hosted against H200 offers, its rival class;
     # no cloud price key yet.
-    _m("MI325X", "Instinct MI325X", "mi325x", "CDNA 3", "H200", priced=False),
-    _m("MI300X", "Instinct MI300X", "mi300x", "CDNA 3", "H100"),
+    _m(
+        "MI325X",
+        "Instinct MI325X",
+        "mi325x",
+        "CDNA 3",
+        "H200",
+        priced=False,
+        training=MI325X_TRAINING,
+    ),
+    _m("MI300X", "Instinct MI300X", "mi300x", "CDNA 3", "H100", training=MI300X_TRAINING),
     _m("L40S", "L40S", "l40s", "Ada Lovelace", "L40S"),
     _m("L40", "L40", "l40", "Ada Lovelace", "L40S", priced=False),
     _m("RTX_PRO_6000", "RTX PRO 6000", "rtxpro6000", "Blackwell", "L40S"),
@@ -279,6 +385,13 @@ def training_mfu(name: str | None) -> Efficiency:
     """The share of peak a training run reaches on this GPU (the default when unknown)."""
     found = gpu_model(name)
     return TRAINING_MFU if found is None else found.training_mfu
+
+
+def training_mfu_fp8(name: str | None) -> Efficiency:
+    """The share of the FP8 peak an FP8 training run reaches on this GPU (the default when
+    unknown)."""
+    found = gpu_model(name)
+    return DEFAULT_TRAINING[1] if found is None else found.training_mfu_fp8
 
 
 def decode_bandwidth(name: str | None) -> Efficiency:

@@ -24,6 +24,15 @@ MAX_GPUS = 4096  # min_gpus gives up (returns None) beyond this many GPUs
 # only, not recomputation (PaLM appendix B).
 DEFAULT_MFU = 0.40
 SOURCE_MFU = "Llama 3 Herd of Models, arXiv:2407.21783, Table 4 (38-43% BF16 MFU); PaLM app. B"
+# MLPerf Training (MLCommons), closed division, Llama-2-70B LoRA: fine-tune to a target
+# evaluation loss on GovReport, LoRA rank 16 on the attention weights, 8,192-token samples, global
+# batch 8, FP8 on every GPU submitted. Each submission's logs give its time to train (mean of the
+# 10 runs less the fastest and the slowest) and the samples it took (``samples_count`` at
+# ``run_stop``); the per-GPU training efficiencies in ``engine.assumptions.gpu_models`` are derived
+# from them.
+SOURCE_MLPERF_TRAINING_V41 = "https://github.com/mlcommons/training_results_v4.1"
+SOURCE_MLPERF_TRAINING_V50 = "https://github.com/mlcommons/training_results_v5.0"
+MLPERF_LORA_TOKENS_PER_SAMPLE = 8192
 # Goodput: a long run loses time to failures. Llama 3 (arXiv:2407.21783, section 3.3.4) counts
 # 419 unexpected interruptions in a 54-day snapshot on up to 16,384 H100s and more than 90%
 # effective training time. Per GPU-hour: 419 / (16,384 x 54 x 24) interruptions; if they cost

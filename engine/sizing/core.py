@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..i18n import gettext_noop, ngettext_noop
-from ..workload import Workload, validate_workload
+from ..workload import Precision, Workload, validate_workload
 from .compute import TrainingCompute, decode_tokens_per_second, peak_flops, training_compute
 from .constants import (
     DEFAULT_MFU,
@@ -102,7 +102,7 @@ def size(
     if training:
         explain_compute(ex, workload, model, compute)
     if mfu is None:
-        transformer_mfu = gpu.training_mfu if gpu is not None else DEFAULT_MFU
+        transformer_mfu = _transformer_mfu(gpu, workload.precision)[0]
         mfu = transformer_mfu if model.arch.is_transformer else NON_TRANSFORMER_MFU
     hours, gpus_for_deadline = _training_time(ex, workload, model, compute, gpu, gpus, mfu)
     tokens_per_second, gpus_for_target = _decode_speed(
@@ -217,6 +217,17 @@ def _model_sharded(
     return plan.tensor_parallel and gpus > 1
 
 
+def _transformer_mfu(gpu: GpuProfile | None, precision: Precision) -> tuple[float, str]:
+    """A transformer's training efficiency on ``gpu`` and its source: FP8 runs on a GPU with an
+    FP8 peak reach their own share of it (``engine.assumptions.gpu_models``)."""
+    if gpu is None:
+        return DEFAULT_MFU, SOURCE_MFU
+    fp8 = precision is Precision.FP8 and gpu.fp8_tflops
+    if fp8 and gpu.training_mfu_fp8 is not None:
+        return gpu.training_mfu_fp8, gpu.training_mfu_fp8_source
+    return gpu.training_mfu, gpu.training_mfu_source
+
+
 def _training_time(
     ex: list[Explanation],
     workload: Workload,
@@ -229,7 +240,7 @@ def _training_time(
     """Training hours on ``gpus`` x ``gpu`` at ``mfu``, and the GPUs for the deadline."""
     t = workload.training_or_default
     hours = gpus_for_deadline = None
-    transformer_source = gpu.training_mfu_source if gpu is not None else SOURCE_MFU
+    transformer_source = _transformer_mfu(gpu, workload.precision)[1]
     mfu_source = transformer_source if model.arch.is_transformer else SOURCE_MFU_CNN
     if compute is not None and gpu is not None:
         peak = peak_flops(gpu, workload.precision)

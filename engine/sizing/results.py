@@ -23,6 +23,9 @@ class GpuProfile:
     # model's record: ``engine.assumptions.gpu_models``).
     training_mfu: float = DEFAULT_MFU
     training_mfu_source: str = SOURCE_MFU
+    # FP8 training: the share of the FP8 peak (None: ``training_mfu`` of the FP8 peak).
+    training_mfu_fp8: float | None = None
+    training_mfu_fp8_source: str = SOURCE_MFU
 
 
 @dataclass(frozen=True, slots=True)
