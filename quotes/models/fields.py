@@ -36,6 +36,9 @@ class PackedJSONField(models.BinaryField):
     """A JSON value in a binary column, compressed (``json_pack``); Python sees the value."""
 
     description = "JSON, stored compressed"
+    # django-stubs: a model's attribute holds the JSON value, as a JSONField's does.
+    _pyi_private_set_type: Any
+    _pyi_private_get_type: Any
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         return None if value is None else json_unpack(bytes(value))
