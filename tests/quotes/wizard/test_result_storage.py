@@ -9,12 +9,13 @@ import zlib
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from django.urls import reverse
 
 from quotes.advice.compute import compute
 from quotes.advice.store import result_from_json, result_to_json
 from quotes.models import WizardResult
 from quotes.models.fields import json_pack, json_unpack
-from tests.factories import advice_inputs_make
+from tests.factories import advice_inputs_make, stored_result_make
 
 BEFORE = [("quotes", "0014_revision_approved_digest")]
 AFTER = [("quotes", "0015_wizard_result_packed_once_per_input")]
@@ -49,6 +50,16 @@ def test_the_model_writes_the_column_compressed_and_reads_the_value():
 
     assert zlib.decompress(bytes(raw)).startswith(b'{"text":"D\xc3\xa9p\xc3\xb4t')
     assert WizardResult.objects.get(pk=result.pk).result == AWKWARD
+
+
+@pytest.mark.django_db
+def test_staff_read_the_stored_json_in_the_admin(admin_client):
+    result = stored_result_make()
+
+    page = admin_client.get(reverse("admin:quotes_wizardresult_change", args=[result.pk]))
+
+    assert page.status_code == 200
+    assert "{&quot;schema&quot;: 2, &quot;advice&quot;: {" in page.content.decode()
 
 
 @pytest.fixture
