@@ -1,3 +1,5 @@
+import json
+
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
@@ -50,12 +52,24 @@ class WizardResultAdmin(admin.ModelAdmin):
     list_filter = ("language",)
     date_hierarchy = "created_at"
     search_fields = ("token",)
-    readonly_fields = ("token", "language", "created_at", "answers", "result", "site_link")
+    readonly_fields = (
+        "token",
+        "language",
+        "created_at",
+        "answers",
+        "stored_result",
+        "site_link",
+    )
     inlines = [QuoteRequestInline]
 
     @admin.display(description=_("token"))
     def short_token(self, obj: WizardResult) -> str:
         return obj.token[:10] + "…"
+
+    @admin.display(description=_("result"))
+    def stored_result(self, obj: WizardResult) -> str:
+        """The stored JSON, as the admin shows a JSON field (the column is compressed)."""
+        return json.dumps(obj.result, ensure_ascii=False)
 
     @admin.display(description=_("page"))
     def site_link(self, obj: WizardResult) -> str:

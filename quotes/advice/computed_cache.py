@@ -3,8 +3,9 @@
 The wizard and the partner API ask the same questions again and again (the registry's models,
 the wizard's defaults): a result computed from the same inputs with the same data (catalog,
 prices, assumptions: ``data_version_get``) is the same result, so each process caches the last
-``COMPUTED_CACHE_SIZE`` of them with their stored form. Only the computation is cached: every wizard
-answer still stores its own result row and every quote its own number and lines.
+``COMPUTED_CACHE_SIZE`` of them with their stored form. Only the computation is cached here:
+the wizard stores a result row once per question and data version
+(``quotes.wizard.services.wizard_result_create``), every quote its own number and lines.
 
 Both values are shared by every caller that asks the same question: read them, never change
 them (the result is made of frozen dataclasses; the stored form is written to JSON columns).

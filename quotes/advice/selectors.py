@@ -61,6 +61,12 @@ def data_version_get() -> tuple:
     )
 
 
+def data_version_key() -> str:
+    """``data_version_get`` as a short key to store with what was computed from it (a SHA-256
+    of its repr): the same data gives the same key in every process."""
+    return hashlib.sha256(repr(data_version_get()).encode()).hexdigest()
+
+
 def region_assumptions_version_get() -> str:
     """A hash of the staff's regional assumptions: their content, since a row changed by a bulk
     update keeps its ``updated_at``."""

@@ -11,6 +11,9 @@ stored inputs (decision 0007).
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from engine.advice.codec import CodecError, decode, encode
@@ -21,6 +24,22 @@ RESULT_SCHEMA = 2
 
 def result_to_json(result: AdviceResult) -> dict[str, Any]:
     return {"schema": RESULT_SCHEMA, "advice": encode(result)}
+
+
+def stored_question_digest(
+    *, answers: Mapping[str, Any], inputs: AdviceInputs, language: str
+) -> str:
+    """What makes two stored results the same, computed with the same data: the answers (the
+    page shows them), the engine's inputs, the language (of the PDF and the CSV) and the stored
+    schema; a SHA-256 of their canonical JSON."""
+    question = {
+        "schema": RESULT_SCHEMA,
+        "answers": answers,
+        "inputs": encode(inputs),
+        "language": language,
+    }
+    text = json.dumps(question, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def result_from_json(data: Any) -> AdviceResult | None:

@@ -23,6 +23,7 @@ from quotes.advice.inputs import (
     language_choices,
     language_codes,
 )
+from quotes.models.fields import PackedJSONField
 
 
 def country_iso2_condition() -> Regex:
@@ -103,6 +104,14 @@ class WizardResult(models.Model):
     ``answers`` are the customer's cleaned answers, step by step; ``result`` holds the engine's
     output as the presenters gave it (sizing, configurations, TCO with its assumptions), so a
     later catalog or assumption change never rewrites a result (see ``quotes.advice.store``).
+    ``result`` is stored compressed (``PackedJSONField``); Python reads the same JSON value.
+
+    A result is stored once per question: ``inputs_digest`` names the answers, the engine's
+    inputs and the language, ``data_version`` the data it was computed from
+    (``quotes.advice.selectors.data_version_key``). The same question on the same data gives the
+    stored row back, under its token (``quotes.wizard.services.wizard_result_create``); the
+    constraint settles a race. Both are empty (and the constraint does not apply) on rows stored
+    before, and on a partner's quote's result (each quote keeps its own).
     """
 
     token = models.CharField(
@@ -110,7 +119,13 @@ class WizardResult(models.Model):
     )
     language = models.CharField(_("language"), max_length=8, choices=language_choices())
     answers = models.JSONField(_("answers"))
-    result = models.JSONField(_("result"))
+    result = PackedJSONField(_("result"))
+    inputs_digest = models.CharField(
+        _("inputs digest"), max_length=64, blank=True, default="", editable=False
+    )
+    data_version = models.CharField(
+        _("data version"), max_length=64, blank=True, default="", editable=False
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
@@ -118,6 +133,11 @@ class WizardResult(models.Model):
         verbose_name = _("wizard result")
         verbose_name_plural = _("wizard results")
         constraints = [
+            models.UniqueConstraint(
+                fields=["inputs_digest", "data_version"],
+                condition=~Q(inputs_digest=""),
+                name="%(app_label)s_%(class)s_one_per_inputs_data_version",
+            ),
             models.CheckConstraint(
                 condition=Q(token__regex=r"^[A-Za-z0-9_-]{32,64}$"),  # noqa: S106 - a pattern
                 name="%(app_label)s_%(class)s_token_urlsafe",

@@ -2,10 +2,11 @@
 
 A result is computed at the end of the wizard from the validated answers by ``advice.compute``,
 once per question and data version in each process (``advice.computed_cache``; the partner API
-calls the same) and stored language-neutral in ``WizardResult``
-(``advice.store``). The result page and the checklist PDF read that stored object back and
-render it in the visitor's language, so a later catalog price or assumption change never alters
-a stored result (STYLE.md rule 5: snapshots).
+calls the same) and stored language-neutral and compressed in ``WizardResult``
+(``advice.store``), once per question and data version: asking again gives the same row. The
+result page and the checklist PDF read that stored object back and render it in the visitor's
+language, so a later catalog price or assumption change never alters a stored result
+(STYLE.md rule 5: snapshots).
 
 A new quote request is e-mailed to the sales team by a task queued through the outbox after the
 commit (``quotes.sales.services.notify.quote_request_notify``); a repeat queues nothing.
@@ -23,6 +24,8 @@ from gpuquote.core.countries import country_code_normalize
 from gpuquote.core.outbox import outbox_job_enqueue
 from quotes.advice.computed_cache import computed_get
 from quotes.advice.result import AdviceInputs
+from quotes.advice.selectors import data_version_key
+from quotes.advice.store import stored_question_digest
 from quotes.models import QuoteRequest, WizardResult
 from quotes.sales.services.common import NOTIFY_QUOTE_REQUEST_TASK
 
@@ -30,11 +33,30 @@ from quotes.sales.services.common import NOTIFY_QUOTE_REQUEST_TASK
 def wizard_result_create(
     *, answers: Mapping[str, Any], inputs: AdviceInputs, language: str
 ) -> WizardResult:
-    """Compute the result once and store it with the answers, under a new private token."""
+    """The stored result of these answers and inputs in ``language``, computed with today's data.
+
+    Stored once, under a new private token; the same question asked again (a repeated re-price,
+    the wizard submitted twice) while the data is the same gets that row back, computing and
+    writing nothing. Two identical requests at once store one row: the loser of the unique
+    constraint ``quotes_wizardresult_one_per_inputs_data_version`` reads the winner's row
+    (its insert in a savepoint, so a caller's transaction stays usable)."""
+    digest = stored_question_digest(answers=answers, inputs=inputs, language=language)
+    version = data_version_key()
+    stored = WizardResult.objects.filter(inputs_digest=digest, data_version=version).first()
+    if stored is not None:
+        return stored
     computed = computed_get(inputs)
-    return WizardResult.objects.create(
-        language=language, answers=dict(answers), result=computed.stored
-    )
+    try:
+        with transaction.atomic():
+            return WizardResult.objects.create(
+                inputs_digest=digest,
+                data_version=version,
+                language=language,
+                answers=dict(answers),
+                result=computed.stored,
+            )
+    except IntegrityError:
+        return WizardResult.objects.get(inputs_digest=digest, data_version=version)
 
 
 @transaction.atomic

@@ -261,8 +261,9 @@ def test_the_wizard_result_its_checklist_and_the_quote_request_cost_fixed_querie
     # switches, cables, storage servers), assumptions, cloud prices, catalog version again (2),
     # assumptions again, the service tiers (1, cached per catalog version), the ECB's latest rates
     # (1: the prices' conversion and the TCO's rates share them) and the hosting offers of the
-    # market band (1), cached per version, the insert, the session saved in a savepoint (3)
-    with django_assert_num_queries(26):
+    # market band (1), cached per version, the look-up of the same question on the same data,
+    # the insert in a savepoint (3), the session saved in a savepoint (3)
+    with django_assert_num_queries(29):
         response = client.post(_step_url(last_step), last_answers | {"nav": "next"})
     assert response.status_code == 302
     result_url = response["Location"]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("quotes", "0014_revision_approved_digest"),
+        ("quotes", "0015_wizard_result_packed_once_per_input"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
