@@ -48,7 +48,10 @@ prepare: setup
 
 run: prepare
 	@echo "GPUQuote is serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/, API docs: http://$(HOST):$(PORT)/api/v1/docs/)"
-	$(MANAGE) runserver $(HOST):$(PORT)
+	@# Embedded mode's drain process (webhook deliveries outside the requests, docs/operations.md)
+	@# runs beside the server and stops with it (and by itself if this shell dies).
+	$(MANAGE) drain_outbox & drain=$$!; trap 'kill $$drain 2>/dev/null' EXIT INT TERM; \
+		$(MANAGE) runserver $(HOST):$(PORT)
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -117,10 +120,11 @@ beat: prepare
 
 # Production-style web process (what the Procfile runs), prepared and served on the production
 # profile: set SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL (or GPUQUOTE_EMBEDDED=1)
-# and the SELLER_* details.
+# and the SELLER_* details. gunicorn's hooks (gpuquote.ops.gunicorn_conf) start the embedded
+# mode's drain process beside the workers.
 web: setup
 	$(PREPARE_APP)
-	$(VENV)/bin/gunicorn gpuquote.wsgi --bind $(HOST):$(PORT) --workers 3
+	$(VENV)/bin/gunicorn gpuquote.wsgi -c python:gpuquote.ops.gunicorn_conf --bind $(HOST):$(PORT) --workers 3
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis .coverage htmlcov

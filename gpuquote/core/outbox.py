@@ -7,6 +7,13 @@ enqueues its task without importing the tasks module that imports the service.
 Each job is queued on its own: one that fails (the broker is down, or, in eager mode, the task
 itself fails) is logged and never stops the jobs queued after it, nor fails the request.
 
+Embedded mode (no broker: tasks run in-process, ``CELERY_TASK_ALWAYS_EAGER``) would run a queued
+task inside the request that queued it. The tasks named in ``EMBEDDED_BACKGROUND_TASKS`` (webhook
+deliveries: a partner's receiver may take seconds to answer) are therefore not queued after the
+commit there: their jobs stay pending until ``outbox_jobs_drain``, run in a loop by
+``manage.py drain_outbox`` (the process ``make run`` and gunicorn start beside the web server),
+runs them. No request ever waits for a partner's receiver.
+
 A job the broker refused stays pending; ``outbox_jobs_redispatch`` (the periodic task
 ``quotes.outbox_redispatch``, in ``settings.CELERY_BEAT_SCHEDULE``) queues it again until the
 broker takes it. A job may therefore be queued twice (the after-commit queuing and the
@@ -25,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol, cast
 
 from celery import Task
+from celery.exceptions import Retry
 from django.apps import apps
 from django.conf import settings
 from django.db import models, transaction
@@ -53,6 +61,7 @@ class OutboxJobRow(Protocol):
     task: str
     args: list[Any]
     kwargs: dict[str, Any]
+    attempts: int
 
 
 def outbox_job_model() -> type[models.Model]:
@@ -70,6 +79,8 @@ def outbox_job_enqueue(
     jobs = outbox_job_model()._default_manager
     job = jobs.create(task=name, args=list(args), kwargs=dict(kwargs or {}))
     job_id = job.pk
+    if runs_in_background(name):
+        return job  # left pending for the drain process (embedded mode), never run here
 
     def outbox_job_dispatch_after_commit() -> None:
         outbox_job_dispatch(job_id=job_id)
@@ -77,6 +88,20 @@ def outbox_job_enqueue(
     # robust: whatever goes wrong here is logged; the caller's commit and the other jobs stand.
     transaction.on_commit(outbox_job_dispatch_after_commit, robust=True)
     return job
+
+
+def tasks_run_in_process() -> bool:
+    """Embedded mode: no broker, a queued task runs in the process that queues it."""
+    from gpuquote.celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
+def runs_in_background(task: str) -> bool:
+    """Whether a job of this task waits for the drain process (``outbox_jobs_drain``) instead
+    of running in the request that queued it: embedded mode, and a task named in
+    ``settings.EMBEDDED_BACKGROUND_TASKS``. With a broker, every job goes to the workers."""
+    return task in settings.EMBEDDED_BACKGROUND_TASKS and tasks_run_in_process()
 
 
 def _task_get(name: str) -> Task:
@@ -130,3 +155,53 @@ def outbox_jobs_redispatch(*, older_than_s: int = OUTBOX_RETRY_AFTER_S) -> int:
             break  # still down: the next run tries again
         queued += outcome == "queued"
     return queued
+
+
+def _background_job_run(*, job_id: int) -> bool:
+    """Run one due background job in this process (the drain process); True if it ran.
+
+    A task asking for a retry (Celery's ``Retry``, with its backoff countdown) keeps its job
+    pending, due again after that countdown: ``created_at`` is moved to when the job is due,
+    ``attempts`` counts the failed tries and is the task's ``retries`` at the next run (so
+    its last try knows it is the last). Any other outcome marks the job queued (done)."""
+    jobs = outbox_job_model()._default_manager
+    job = cast("OutboxJobRow | None", jobs.filter(pk=job_id, dispatched_at=None).first())
+    if job is None:
+        return False
+    try:
+        _task_get(job.task).apply(tuple(job.args), job.kwargs, retries=job.attempts, throw=True)
+    except Retry as retry:
+        wait_s = retry.when if isinstance(retry.when, int | float) else OUTBOX_RETRY_AFTER_S
+        jobs.filter(pk=job.pk).update(
+            attempts=F("attempts") + 1,
+            last_error=str(retry)[:ERROR_MAX_CHARS],
+            created_at=timezone.now() + dt.timedelta(seconds=wait_s),
+        )
+        return True
+    except Exception:
+        # Its own records (delivery attempts, events) say how it failed; running it again would
+        # not help.
+        logger.exception("Outbox job %s (%s) failed in the drain process", job.pk, job.task)
+    jobs.filter(pk=job.pk, dispatched_at=None).update(dispatched_at=timezone.now())
+    return True
+
+
+def outbox_jobs_drain(*, limit: int = OUTBOX_REDISPATCH_BATCH) -> int:
+    """One pass of the embedded mode's drain process: run the due jobs of the background tasks
+    (``EMBEDDED_BACKGROUND_TASKS``), oldest first, here and now. Returns how many ran.
+
+    A job is marked queued only after its run, so a drain process stopped mid-run runs it
+    again at its next start: at least once, as with a broker (the tasks are idempotent). Does
+    nothing with a broker: the workers run every job."""
+    if not tasks_run_in_process():
+        return 0
+    jobs = outbox_job_model()._default_manager
+    due = jobs.filter(
+        dispatched_at=None,
+        task__in=settings.EMBEDDED_BACKGROUND_TASKS,
+        created_at__lte=timezone.now(),
+    ).order_by("created_at", "id")
+    return sum(
+        _background_job_run(job_id=job_id)
+        for job_id in list(due.values_list("pk", flat=True)[:limit])
+    )

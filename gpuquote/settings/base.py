@@ -140,6 +140,10 @@ CELERY_TASK_TIME_LIMIT = 15 * 60
 # Webhook attempts have their own queue (and worker: Procfile "webhooks"), so a slow partner
 # never delays e-mails or price refreshes on the default "celery" queue.
 CELERY_TASK_ROUTES = {"quotes.deliver_webhook": {"queue": "webhooks"}}
+# Embedded mode (tasks in-process): these tasks never run in the request that queues them; their
+# outbox jobs wait for the drain process (`manage.py drain_outbox`, started by `make run` and by
+# gunicorn; gpuquote.core.outbox). Webhook deliveries: a partner's receiver may take seconds.
+EMBEDDED_BACKGROUND_TASKS = env_list("EMBEDDED_BACKGROUND_TASKS", ["quotes.deliver_webhook"])
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
 

@@ -93,3 +93,28 @@ def test_a_dripping_webhook_receiver_ends_as_a_timed_out_attempt(dripping_server
     assert result.error == "TimeoutError: no complete answer within 1 s"
     assert result.duration_ms < 5_000
     assert len(sent) <= 10
+
+
+@pytest.mark.django_db
+def test_a_partner_cannot_time_a_failed_connection(dripping_server, settings, client):
+    """How long a connection took to fail tells a refused port from a filtered one: a timing
+    port scanner. The partner reads null; the operator still has the recorded duration."""
+    from quotes.models import WebhookAttempt
+    from quotes.partners.webhooks.delivery import webhook_deliver
+    from tests.api_fixtures import auth, partner_key
+    from tests.quotes.partners.webhook_cases import deliveries_url, delivery_make, webhook_make
+
+    settings.WEBHOOK_DELIVERY_DEADLINE_S = 1
+    settings.OUTBOUND_ALLOW_PRIVATE_HOSTS = ["127.0.0.1/32"]
+    url, _sent = dripping_server
+    partner, raw = partner_key("Acme Cloud")
+    delivery = delivery_make(webhook_make(partner, url))
+
+    assert webhook_deliver(delivery_id=delivery.pk, last_attempt=True) is False
+
+    [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
+    assert attempt.response_status is None
+    assert attempt.duration_ms >= 1000  # recorded: cut off at the 1 s deadline
+    body = client.get(deliveries_url(delivery.webhook), headers=auth(raw)).json()
+    [shown] = body["results"][0]["attempts"]
+    assert (shown["error"], shown["duration_ms"]) == ("unreachable", None)

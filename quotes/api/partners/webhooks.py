@@ -105,10 +105,25 @@ class WebhookAttemptOutput(serializers.ModelSerializer):
         "HTTP answer came (the cause is not disclosed).",
     )
 
+    duration_ms = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="How long the receiver took to answer; null when no HTTP answer came (how "
+        "long a failed connection took is not disclosed either).",
+    )
+
     class Meta:
         model = WebhookAttempt
         fields = ["number", "attempted_at", "response_status", "error", "duration_ms"]
         read_only_fields = fields
+
+    def to_representation(self, instance: WebhookAttempt) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.response_status is None:
+            # The time a connection took to fail would tell a refused port from a filtered one
+            # (a timing port scanner); the operator still sees it in the admin and the logs.
+            data["duration_ms"] = None
+        return data
 
 
 class WebhookDeliveryOutput(serializers.ModelSerializer):

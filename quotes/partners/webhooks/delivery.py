@@ -124,9 +124,10 @@ def _attempt_finish(
     attempt.error = "" if result.status is not None else UNREACHABLE
     if result.status is None:
         logger.warning(
-            "webhook delivery %s attempt %s unreachable: %s",
+            "webhook delivery %s attempt %s unreachable after %s ms: %s",
             delivery.pk,
             attempt.number,
+            result.duration_ms,
             result.error,
         )
     attempt.duration_ms = result.duration_ms

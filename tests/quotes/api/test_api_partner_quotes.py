@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from gpuquote.api.signing import signature_verify
+from gpuquote.core.outbox import outbox_jobs_drain
 from quotes.api.auth import AnonymousThrottle, PartnerKeyThrottle
 from quotes.models import ApiKey, Quote, Webhook, WebhookDelivery
 from quotes.partners.keys import api_key_revoke
@@ -369,6 +370,7 @@ def test_the_partner_hears_its_quote_being_sent_by_a_signed_webhook(
         quote_services.quote_send(
             user=rep, quote=Quote.objects.get(pk=quote_id), failed_checks_acknowledged=True
         )
+    assert outbox_jobs_drain() == 1  # embedded mode: sent by the drain process
 
     [(request, _response)] = httpserver_ipv4.log
     assert request.path == "/hooks"

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from gpuquote.core.outbox import outbox_jobs_drain
 from quotes.models import DeliveryStatus, WebhookDelivery
 from quotes.tasks import deliver_webhook
 from tests.api_fixtures import auth
@@ -79,6 +80,8 @@ def test_a_ping_is_delivered_to_that_webhook_only(
 
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(ping_url(webhook), headers=auth(acme[1]))
+    assert receiver.log == []  # embedded mode: never sent inside the request
+    assert outbox_jobs_drain() == 1
 
     assert response.status_code == 202
     assert response.json()["event_type"] == "webhook.ping"

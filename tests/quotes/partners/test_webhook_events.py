@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from catalog.models import PriceSource
 from catalog.services import price_source_refresh
-from quotes.models import DeliveryStatus, Partner, QuoteOrigin, WebhookDelivery
+from gpuquote.core.outbox import outbox_jobs_drain
+from quotes.models import DeliveryStatus, OutboxJob, Partner, QuoteOrigin, WebhookDelivery
 from quotes.partners.webhooks.events import (
     PRICE_CHANGES_PER_EVENT,
     webhook_event_emit,
@@ -52,7 +53,9 @@ def test_an_event_goes_to_every_subscribed_active_webhook_with_one_event_id(
     assert {d.webhook_id for d in deliveries} == {everything.pk, quotes_only.pk}
     assert prices.pk not in {d.webhook_id for d in deliveries}
     assert len({d.event_id for d in deliveries}) == 1
-    assert len(callbacks) == 2  # one task per delivery, queued after commit
+    # One job per delivery, left for the drain process (embedded mode: never run in the caller)
+    assert callbacks == []
+    assert OutboxJob.objects.filter(task="quotes.deliver_webhook", dispatched_at=None).count() == 2
     stored = WebhookDelivery.objects.get(webhook=everything)
     assert stored.status == DeliveryStatus.PENDING
     assert stored.payload["id"] == str(stored.event_id)
@@ -125,6 +128,7 @@ def test_a_partner_quote_changing_status_notifies_that_partner_only(
         deliveries = webhooks_quote_status_changed(
             quote=quote, from_status="draft", to_status="sent"
         )
+    assert outbox_jobs_drain() == 1
 
     assert [d.webhook_id for d in deliveries] == [own.pk]
     assert not WebhookDelivery.objects.filter(webhook=other).exists()
@@ -185,6 +189,7 @@ def test_a_price_refresh_sends_the_changed_prices_to_every_partner(
 
     with django_capture_on_commit_callbacks(execute=True):
         run = price_source_refresh(source_id=source.pk)
+    assert outbox_jobs_drain() == 2
 
     assert run.status == "applied"
     deliveries = WebhookDelivery.objects.filter(event_type="price.changed")
