@@ -264,6 +264,31 @@ def test_inference_users_range_is_named():
     assert errors == {"concurrent_users": ["Enter a number from 1 to 100,000."]}
 
 
+def test_a_context_beyond_the_models_maximum_is_named_on_the_context_field():
+    # Llama 2 7B: config.json max_position_embeddings 4,096.
+    project = INFERENCE_PROJECT | {"model": "llama-2-7b"}
+    data = {"kind": "text", "concurrent_users": "4", "context_length": "8192"}
+
+    with translation.override("en"):
+        errors = _errors(DataForm(data=data, project=project))
+    with translation.override("fr"):
+        french = _errors(DataForm(data=data, project=project))
+
+    assert errors == {
+        "context_length": [
+            "Must be at most 4096 tokens: the longest context llama-2-7b takes "
+            "(its context_length)."
+        ]
+    }
+    assert french == {
+        "context_length": [
+            "Doit être d'au plus 4096 tokens\u00a0: le plus long contexte que llama-2-7b accepte "
+            "(son context_length)."
+        ]
+    }
+    assert DataForm(data=data | {"context_length": "4096"}, project=project).is_valid()
+
+
 # --- Step 3: production or experiment ----------------------------------------------------------
 
 
