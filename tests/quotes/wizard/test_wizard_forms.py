@@ -289,6 +289,24 @@ def test_a_context_beyond_the_models_maximum_is_named_on_the_context_field():
     assert DataForm(data=data | {"context_length": "4096"}, project=project).is_valid()
 
 
+def test_the_context_field_states_the_models_maximum_and_starts_within_it():
+    with translation.override("en"):
+        bert = DataForm(project=INFERENCE_PROJECT | {"model": "bert-large"})
+        llama = DataForm(project=INFERENCE_PROJECT)
+        custom = DataForm(project={"task": "inference", "parameters_billions": 7})
+    with translation.override("fr"):
+        french = DataForm(project=INFERENCE_PROJECT).fields["context_length"].help_text
+
+    assert bert.fields["context_length"].initial == 512
+    assert bert.fields["context_length"].help_text.endswith("This model takes at most 512 tokens.")
+    assert llama.fields["context_length"].initial == 4096
+    assert llama.fields["context_length"].help_text.endswith(
+        "This model takes at most 131,072 tokens."
+    )
+    assert "at most" not in custom.fields["context_length"].help_text
+    assert french.endswith("Ce modèle accepte au plus 131\u00a0072\u00a0tokens.")
+
+
 # --- Step 3: production or experiment ----------------------------------------------------------
 
 
