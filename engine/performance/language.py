@@ -53,10 +53,10 @@ SOURCE_DECODE_STEP = (
 #   section 4.1; benchmarks/benchmark_flash_attention.py in github.com/Dao-AILab/flash-attention),
 #   2 x layers x s^2 x d_attn in all, the same as Kaplan's 2 n_layer n_ctx d_attn per token summed
 #   over the s tokens. With a sliding window w < s each query sees at most w keys: s w - w^2 / 2
-#   pairs. The attention term passes 1% of the weights' below s = N / (100 x layers x d_attn),
-#   about 600 tokens for an 8B model, and equals it at s = N / (layers x d_attn), 60k tokens.
+#   pairs. The attention term stays under 1% of the weights' below s = N / (100 x layers x
+#   d_attn), about 600 tokens for an 8B model, and equals it at s = N / (layers x d_attn), 61k.
 # Prefill runs large matrix products like training: the training MFU is taken for both terms
-# (Llama 3: 38-43% on H100; FlashAttention-2 reaches 50-73% of A100 peak, section 4.1).
+# (Llama 3: 38-43% on H100; FlashAttention-2 reaches 50-73% of A100 peak, its abstract).
 PREFILL_MFU = DEFAULT_MFU
 SOURCE_PREFILL = (
     "Kaplan et al. 2020, arXiv:2001.08361, section 2.1 and Table 1 (forward pass: 2N + "
