@@ -9,9 +9,10 @@ Kipply's transformer inference arithmetic):
   that is longer; a user sees one token per step;
 * the KV cache is counted at the full context (prompt + answer): the speed at the end of the
   longest answer, the slowest a user sees;
-* the time to first token is the prompt's prefill, compute-bound: 2 x active parameters x
-  prompt tokens / (tensor-parallel GPUs x peak x ``PREFILL_MFU``). Waiting behind other prompts
-  (queueing) and the network are not counted;
+* the time to first token is the prompt's prefill, compute-bound: (2 x active parameters x
+  prompt tokens + causal attention, 2 x layers x prompt tokens^2 x heads x head size) /
+  (tensor-parallel GPUs x peak x ``PREFILL_MFU``); see ``prefill_flops``. Waiting behind other
+  prompts (queueing) and the network are not counted;
 * the workload gives one context length (prompt + answer); the prompt is taken as
   ``PROMPT_SHARE`` of it;
 * tensor parallelism over NVLink/Infinity Fabric is assumed to cost nothing extra.
@@ -25,12 +26,13 @@ from types import MappingProxyType
 from ..advice.pipeline import gpu_profile
 from ..assumptions.gpu_models import decode_bandwidth
 from ..build.parts import GpuSpec
-from ..i18n import Message, gettext_noop, ngettext_noop
+from ..i18n import Message, figure, gettext_noop, ngettext_noop
 from ..sizing import DEFAULT_MFU, SOURCE_DECODE, SOURCE_MFU, Explanation
 from ..sizing.compute import parameters_read_per_step, peak_flops
+from ..sizing.explain import sig
 from ..sizing.model import ModelFigures
 from ..sizing.plan import memory_plan
-from ..workload import Workload
+from ..workload import Architecture, Workload
 from .results import GB, ServingSpeed, Verdict, shown
 
 # --- Assumptions, each with its source. ----------------------------------------------------------
@@ -40,14 +42,28 @@ SOURCE_DECODE_STEP = (
     "the weights and the KV cache; its FLOPs are 2 x parameters per token)"
 )
 
-# Prefill is one forward pass over the prompt, 2 FLOPs per active parameter per token (Kaplan et
-# al. 2020, section 2.1: the attention term 2 x layers x context x d_model is small while the
-# context is short of 12 x d_model, 49k tokens for an 8B model). It runs large matrix products
-# like training: the training MFU is taken for it (Llama 3: 38-43% on H100).
+# Prefill is one forward pass over the prompt. Its FLOPs are two terms:
+# * the weights: 2 FLOPs per active parameter per token (Kaplan et al. 2020, arXiv:2001.08361,
+#   section 2.1 and Table 1: C_forward = 2N + 2 n_layer n_ctx d_attn per token);
+# * causal attention, which grows with the square of the prompt: Q K^T and the scores times V
+#   each take 2 x d_attn FLOPs per (query, key) pair, d_attn = attention heads x head size (the
+#   query heads: grouped-query attention shares K and V, not this work). Causal masking keeps
+#   the pairs with key <= query, half of s^2, and FlashAttention-2 skips the masked blocks: its
+#   count is 4 x s^2 x heads x head size / 2 per layer forward (Dao 2023, arXiv:2307.08691,
+#   section 4.1; benchmarks/benchmark_flash_attention.py in github.com/Dao-AILab/flash-attention),
+#   2 x layers x s^2 x d_attn in all, the same as Kaplan's 2 n_layer n_ctx d_attn per token summed
+#   over the s tokens. With a sliding window w < s each query sees at most w keys: s w - w^2 / 2
+#   pairs. The attention term stays under 1% of the weights' below s = N / (100 x layers x
+#   d_attn), about 600 tokens for an 8B model, and equals it at s = N / (layers x d_attn), 61k.
+# Prefill runs large matrix products like training: the training MFU is taken for both terms
+# (Llama 3: 38-43% on H100; FlashAttention-2 reaches 50-73% of A100 peak, its abstract).
 PREFILL_MFU = DEFAULT_MFU
 SOURCE_PREFILL = (
-    "Kaplan et al. 2020, arXiv:2001.08361, section 2.1 (forward pass: 2N FLOPs per token); "
-    "MFU: " + SOURCE_MFU + "; queueing behind other prompts not counted"
+    "Kaplan et al. 2020, arXiv:2001.08361, section 2.1 and Table 1 (forward pass: 2N + "
+    "2 n_layer n_ctx d_attn FLOPs per token); Dao 2023, FlashAttention-2, arXiv:2307.08691, "
+    "section 4.1 (causal attention forward: 4 s^2 d_attn / 2 FLOPs per layer); MFU: "
+    + SOURCE_MFU
+    + "; queueing behind other prompts not counted"
 )
 
 # The workload states one context length, prompt + answer. Stated assumption: the prompt is three
@@ -111,7 +127,8 @@ def language_speed(
 
     prompt = round(inf.sequence_length * PROMPT_SHARE)
     answer = inf.sequence_length - prompt
-    ttft = 2.0 * model.active_parameters * prompt / (tp * peak * prefill_mfu)
+    linear_flops, attention_flops = prefill_flops(model, prompt)
+    ttft = (linear_flops + attention_flops) / (tp * peak * prefill_mfu)
 
     speed = _speed_verdict(per_user)
     first = _first_token_verdict(ttft)
@@ -175,6 +192,35 @@ def language_speed(
                 ngettext_noop(
                     "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
                     "%(context)s-token context, an assumption) takes 2 FLOPs per active "
+                    "parameter per token (%(linear)s TFLOP) plus causal attention over "
+                    "%(layers)s layers %(d_attn)s wide (%(attention)s TFLOP, growing with the "
+                    "square of the prompt) on the %(tp)s GPU of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s; waiting behind other prompts is not counted",
+                    "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
+                    "%(context)s-token context, an assumption) takes 2 FLOPs per active "
+                    "parameter per token (%(linear)s TFLOP) plus causal attention over "
+                    "%(layers)s layers %(d_attn)s wide (%(attention)s TFLOP, growing with the "
+                    "square of the prompt) on the %(tp)s GPUs of one copy at %(mfu)s%% of "
+                    "%(tflops)s TFLOP/s each; waiting behind other prompts is not counted",
+                ),
+                "tp",
+                ttft=shown(ttft),
+                prompt=prompt,
+                share=round(PROMPT_SHARE * 100),
+                context=inf.sequence_length,
+                linear=figure(sig(linear_flops / 1e12)),
+                layers=model.arch.layers,
+                d_attn=attention_width(model.arch),
+                attention=figure(sig(attention_flops / 1e12)),
+                tp=tp,
+                mfu=round(prefill_mfu * 100),
+                tflops=round(peak / 1e12, 1),
+            )
+            if attention_flops
+            else Message.counted(
+                ngettext_noop(
+                    "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
+                    "%(context)s-token context, an assumption) takes 2 FLOPs per active "
                     "parameter per token on the %(tp)s GPU of one copy at %(mfu)s%% of "
                     "%(tflops)s TFLOP/s; waiting behind other prompts is not counted",
                     "first token in %(ttft)s s: a %(prompt)s-token prompt (%(share)s%% of the "
@@ -208,6 +254,26 @@ def language_speed(
         speed=speed,
         first_token=first,
     )
+
+
+def attention_width(arch: Architecture) -> int:
+    """d_attn: the query heads times the head size (0 when the shape is not known)."""
+    return (arch.attention_heads or 0) * (arch.resolved_head_dim or 0)
+
+
+def prefill_flops(model: ModelFigures, prompt: int) -> tuple[float, float]:
+    """The FLOPs of one prompt's forward pass: (weights, causal attention). See
+    ``PREFILL_MFU``'s comment for the count and its sources."""
+    linear = 2.0 * model.active_parameters * prompt
+    arch = model.arch
+    if not arch.is_transformer:
+        return linear, 0.0
+    window = arch.sliding_window
+    if window is not None and window < prompt:
+        pairs = prompt * window - window * window / 2.0
+    else:
+        pairs = prompt * prompt / 2.0
+    return linear, 4.0 * (arch.layers or 0) * attention_width(arch) * pairs
 
 
 def _speed_verdict(tokens_per_second: float) -> Verdict:

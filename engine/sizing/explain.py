@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ..i18n import Message, Plural, gettext_noop
-from ..workload import TrainingMethod, Workload
+from ..workload import (
+    MSG_CONTEXT_UNKNOWN,
+    SOURCE_CONTEXT_LIMIT,
+    TrainingMethod,
+    Workload,
+    context_limit,
+)
 from ..workload.registry import ModelKind
 from .compute import TrainingCompute
 from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
@@ -113,6 +119,28 @@ def explain_model(ex: list[Explanation], workload: Workload, model: ModelFigures
             params=int(model.parameters),
             active=int(model.active_parameters),
         )
+    _explain_unknown_context(ex, workload, model)
+
+
+_TEXT_KINDS = frozenset({ModelKind.DECODER, ModelKind.ENCODER})
+
+
+def _explain_unknown_context(
+    ex: list[Explanation], workload: Workload, model: ModelFigures
+) -> None:
+    """A served custom text model that gives no maximum context: its context is accepted, and
+    the answer says it was not checked (a registry model's is, by ``validate_workload``)."""
+    if workload.is_training or model.kind not in _TEXT_KINDS:
+        return
+    if workload.model is not None or context_limit(workload) is not None:
+        return
+    explain_step(
+        ex,
+        "model.context",
+        MSG_CONTEXT_UNKNOWN,
+        SOURCE_CONTEXT_LIMIT,
+        context=workload.inference_or_default.sequence_length,
+    )
 
 
 def explain_fit(

@@ -16,6 +16,9 @@ from .limits import (
     MSG_ARCH_NEEDS,
     MSG_BOOLEAN,
     MSG_CHOICE,
+    MSG_CONTEXT_TOO_LONG,
+    MSG_CONTEXT_TOO_LONG_GIVEN,
+    MSG_CONTEXT_UNKNOWN,
     MSG_EXPERTS_NEED_K,
     MSG_EXPERTS_PER_TOKEN,
     MSG_FULL_PRECISION,
@@ -33,6 +36,7 @@ from .limits import (
     MSG_STRING,
     MSG_UNKNOWN_FIELD,
     MSG_UNKNOWN_MODEL,
+    SOURCE_CONTEXT_LIMIT,
 )
 from .parse import workload_from_dict
 from .registry import Architecture, ModelKind
@@ -49,13 +53,16 @@ from .shape import (
     TrainingMethod,
     Workload,
 )
-from .validate import WorkloadError, validate_workload
+from .validate import WorkloadError, context_limit, validate_workload
 
 __all__ = [
     "LIMITS",
     "MSG_ARCH_NEEDS",
     "MSG_BOOLEAN",
     "MSG_CHOICE",
+    "MSG_CONTEXT_TOO_LONG",
+    "MSG_CONTEXT_TOO_LONG_GIVEN",
+    "MSG_CONTEXT_UNKNOWN",
     "MSG_EXPERTS_NEED_K",
     "MSG_EXPERTS_PER_TOKEN",
     "MSG_FULL_PRECISION",
@@ -73,6 +80,7 @@ __all__ = [
     "MSG_STRING",
     "MSG_UNKNOWN_FIELD",
     "MSG_UNKNOWN_MODEL",
+    "SOURCE_CONTEXT_LIMIT",
     "TRAINABLE_PRECISIONS",
     "Architecture",
     "Data",
@@ -87,6 +95,7 @@ __all__ = [
     "TrainingMethod",
     "Workload",
     "WorkloadError",
+    "context_limit",
     "validate_workload",
     "workload_from_dict",
 ]

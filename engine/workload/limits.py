@@ -75,3 +75,20 @@ MSG_KIND_NO_ARCHITECTURE = gettext_noop(
     "architecture describes a transformer's layers; leave it out for a %(kind)s model (its "
     "per-image memory and compute are scaled from a registry model of that kind)"
 )
+# A served context (prompt + answer) is refused beyond the model's maximum: the registry's
+# context_length, each taken from the model's config.json max_position_embeddings (the entry's
+# first source), or the one the customer gives in architecture.context_length.
+SOURCE_CONTEXT_LIMIT = (
+    "the model's config.json max_position_embeddings (registry context_length); "
+    "https://huggingface.co/docs/transformers/main_classes/configuration"
+)
+MSG_CONTEXT_TOO_LONG = gettext_noop(
+    "must be at most %(max)s tokens: the longest context %(model)s takes (its context_length)"
+)
+MSG_CONTEXT_TOO_LONG_GIVEN = gettext_noop(
+    "must be at most %(max)s tokens: the longest context given in architecture.context_length"
+)
+MSG_CONTEXT_UNKNOWN = gettext_noop(
+    "no maximum context is known for this model (architecture.context_length not given): the "
+    "%(context)s-token context is taken as asked, not checked against what the model takes"
+)

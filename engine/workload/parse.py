@@ -32,7 +32,7 @@ from .shape import (
     TrainingMethod,
     Workload,
 )
-from .validate import WorkloadError, add, collect_errors
+from .validate import WorkloadError, add, collect_errors, context_limit
 
 # --- Parsing the JSON shape. -------------------------------------------------------------------
 
@@ -241,6 +241,8 @@ def workload_from_dict(data: Mapping[str, Any]) -> Workload:
         data=_optional(p, top, "data", _parse_data),
         model_kind=p.choice(top.get("model_kind"), "model_kind", ModelKind),
     )
+    if not _sequence_length_given(top):
+        workload = _default_context(workload)
     errors = dict(p.errors)
     parse_failed = set(errors)
     for path, messages in collect_errors(workload).items():
@@ -254,3 +256,21 @@ def workload_from_dict(data: Mapping[str, Any]) -> Workload:
     if not workload.is_training and workload.inference is None:
         workload = replace(workload, inference=Inference())
     return workload
+
+
+def _sequence_length_given(top: Mapping[str, Any]) -> bool:
+    inference = top.get("inference")
+    return isinstance(inference, Mapping) and inference.get("sequence_length") is not None
+
+
+def _default_context(workload: Workload) -> Workload:
+    """Serving without a stated ``sequence_length``: the default context, or the model's
+    maximum when that is shorter (a 512-token BERT, a 2,048-token Falcon); a stated one beyond
+    the maximum is refused by ``collect_errors``."""
+    if workload.is_training:
+        return workload
+    inference = workload.inference if workload.inference is not None else Inference()
+    limit = context_limit(workload)
+    if limit is None or not 1 <= limit < inference.sequence_length:
+        return workload
+    return replace(workload, inference=replace(inference, sequence_length=limit))

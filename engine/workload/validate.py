@@ -8,6 +8,8 @@ from ..i18n import Message
 from .limits import (
     LIMITS,
     MSG_ARCH_NEEDS,
+    MSG_CONTEXT_TOO_LONG,
+    MSG_CONTEXT_TOO_LONG_GIVEN,
     MSG_EXPERTS_NEED_K,
     MSG_EXPERTS_PER_TOKEN,
     MSG_FULL_PRECISION,
@@ -20,7 +22,14 @@ from .limits import (
     MSG_RANGE,
     MSG_UNKNOWN_MODEL,
 )
-from .registry import ARCHITECTURE_FIELDS, ModelEntry, ModelKind, get_model, model_ids
+from .registry import (
+    ARCHITECTURE_FIELDS,
+    Architecture,
+    ModelEntry,
+    ModelKind,
+    get_model,
+    model_ids,
+)
 from .shape import TRAINABLE_PRECISIONS, Task, TrainingMethod, Workload
 
 
@@ -128,6 +137,7 @@ def collect_errors(workload: Workload) -> dict[str, list[Message]]:
         inference = workload.inference_or_default
         for name in ("concurrent_requests", "sequence_length", "target_tokens_per_second"):
             _check_range(errors, f"inference.{name}", getattr(inference, name))
+    _check_context(errors, workload, entry)
 
     if workload.data is not None:
         _check_range(errors, "data.items", workload.data.items)
@@ -155,6 +165,38 @@ def _check_kind(
         )
     if workload.model is None and kind in _PER_IMAGE_KINDS and workload.architecture is not None:
         add(errors, "architecture", Message(MSG_KIND_NO_ARCHITECTURE, {"kind": kind.value}))
+
+
+def context_limit(workload: Workload) -> int | None:
+    """The longest context (prompt + answer tokens) the workload's model takes: the registry's
+    ``context_length`` (its config.json ``max_position_embeddings``), or the one given in
+    ``architecture``; ``None`` when no maximum is known (a custom model that gives none)."""
+    entry = get_model(workload.model) if workload.model is not None else None
+    arch = entry.architecture if entry is not None else Architecture()
+    return arch.overridden_by(workload.architecture).context_length
+
+
+def _check_context(
+    errors: dict[str, list[Message]],
+    workload: Workload,
+    entry: ModelEntry | None,
+) -> None:
+    """A serving context beyond the model's maximum is refused: the model was not trained for
+    it (positions past it are undefined or degrade). An absent ``inference`` is not judged
+    (``workload_from_dict`` gives it the model's maximum when that is below the default).
+    Training may ask for longer sequences than the model's maximum (context extension)."""
+    inference = workload.inference
+    if workload.is_training or inference is None or "inference.sequence_length" in errors:
+        return
+    limit = context_limit(workload)
+    if limit is None or inference.sequence_length <= limit:
+        return
+    given = workload.architecture is not None and workload.architecture.context_length is not None
+    if entry is not None and not given:
+        message = Message(MSG_CONTEXT_TOO_LONG, {"max": limit, "model": entry.id})
+    else:
+        message = Message(MSG_CONTEXT_TOO_LONG_GIVEN, {"max": limit})
+    add(errors, "inference.sequence_length", message)
 
 
 def validate_workload(workload: Workload) -> None:

@@ -20,7 +20,9 @@ from engine.workload import (
     Precision,
     Task,
     TrainingMethod,
+    Workload,
     WorkloadError,
+    context_limit,
     workload_from_dict,
 )
 from engine.workload.registry import ModelKind, all_models
@@ -288,6 +290,22 @@ class DataForm(WizardStepForm):
             if isinstance(field, RangedNumberField):
                 allowed = gettext("Allowed: %(range)s.") % {"range": field.range_text()}
                 field.help_text = f"{HELP[name]} {allowed}" if name in HELP else allowed
+        if not self.training:
+            self._context_within_the_model()
+
+    def _context_within_the_model(self) -> None:
+        """A registry model's maximum context, stated under the field and, when shorter than the
+        usual default, pre-filled (a BERT takes 512 tokens); the engine refuses a longer one."""
+        limit = context_limit(Workload(task=Task.INFERENCE, model=self.project.get("model")))
+        if limit is None:
+            return
+        field = self.fields["context_length"]
+        if field.initial is None or limit < field.initial:
+            field.initial = limit
+        most = gettext("This model takes at most %(max)s tokens.") % {
+            "max": number_localized(Decimal(limit), 0)
+        }
+        field.help_text = f"{field.help_text} {most}"
 
     def clean(self) -> dict[str, Any]:
         super().clean()

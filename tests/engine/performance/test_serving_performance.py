@@ -2,9 +2,10 @@
 
 Decode: a step reads, per GPU of a model copy, its share of the weights and of its users' KV
 cache at the full context, at 55% of the memory bandwidth; each user gets one token per step.
-Time to first token: 2 x active parameters x prompt tokens (3/4 of the context) over the copy's
-GPUs at 40% of their peak. Images: FLOPs per image at 25% (diffusion) of the peak. Parameter
-counts and shapes are the registry's (model cards); GB = 10^9 bytes.
+Time to first token: 2 x active parameters x prompt tokens (3/4 of the context) plus causal
+attention, 2 x layers x prompt tokens^2 x attention heads x head size (FlashAttention-2's count),
+over the copy's GPUs at 40% of their peak. Images: FLOPs per image at 25% (diffusion) of the
+peak. Parameter counts and shapes are the registry's (model cards); GB = 10^9 bytes.
 """
 
 import dataclasses
@@ -12,6 +13,7 @@ import math
 
 import pytest
 
+from engine.assumptions.gpu_models import training_mfu
 from engine.build.builder import BuiltOption, PartLine, Tier, Totals
 from engine.build.configuration import BuilderInconsistencyError
 from engine.performance.language import PREFILL_MFU, PROMPT_SHARE
@@ -53,6 +55,11 @@ LLAMA_70B_PARAMETERS = 70_553_706_496
 LLAMA_70B_KV_PER_TOKEN = 2 * 80 * 8 * 128 * 2
 
 
+def causal_attention_flops(layers, prompt, heads, head_dim):
+    """QK^T and scores x V, 2 FLOPs a multiply-add, over half the s x s pairs (causal)."""
+    return 2 * layers * prompt**2 * heads * head_dim
+
+
 def _serve(model, **inference):
     return workload_from_dict({"task": "inference", "model": model, "inference": inference})
 
@@ -74,14 +81,17 @@ def test_llama_8b_for_one_user_on_one_h100():
     assert serving.tokens_per_second_per_user == pytest.approx(1 / step_s, rel=1e-9)
     assert serving.tokens_per_second_per_user == pytest.approx(111.01, abs=0.01)
     assert serving.tokens_per_second == serving.tokens_per_second_per_user
-    # Prefill: 3,072 prompt tokens x 2 x 8.03e9 = 4.934e13 FLOPs at 0.4 x 989 TFLOP/s = 0.125 s.
+    # Prefill: 3,072 prompt tokens x 2 x 8.03e9 = 4.934e13 FLOPs, plus attention 2 x 32 layers x
+    # 3,072^2 x 32 heads x 128 = 2.474e12 (5% more), at 0.4 x 989 TFLOP/s = 0.131 s.
     assert (serving.prompt_tokens, serving.answer_tokens) == (3072, 1024)
-    ttft = 2 * LLAMA_8B_PARAMETERS * 3072 / (989e12 * 0.4)
+    attention = causal_attention_flops(32, 3072, 32, 128)
+    assert attention == 2_473_901_162_496
+    ttft = (2 * LLAMA_8B_PARAMETERS * 3072 + attention) / (989e12 * 0.4)
     assert serving.time_to_first_token_s == pytest.approx(ttft, rel=1e-9)
-    assert serving.time_to_first_token_s == pytest.approx(0.1247, abs=1e-4)
+    assert serving.time_to_first_token_s == pytest.approx(0.1310, abs=1e-4)
     assert serving.memory_bound is True
     assert (serving.speed, serving.first_token) == (Verdict.GOOD, Verdict.GOOD)
-    assert result.lines[0].render() == "~111 tokens/s for one user, first token in 0.12 s"
+    assert result.lines[0].render() == "~111 tokens/s for one user, first token in 0.13 s"
 
 
 def test_fifty_chat_users_shared_by_two_copies_of_llama_8b():
@@ -115,12 +125,15 @@ def test_llama_70b_tensor_parallel_four_on_h100_for_sixteen_users_at_8k():
     assert serving.tokens_per_second_per_user == pytest.approx(per_user, rel=1e-9)
     assert serving.tokens_per_second_per_user == pytest.approx(40.04, abs=0.01)
     assert serving.tokens_per_second == pytest.approx(16 * per_user, rel=1e-9)
-    # Prefill of 6,144 tokens over 4 GPUs: 8.670e14 FLOPs at 4 x 395.6 TFLOP/s = 0.548 s.
-    ttft = 2 * LLAMA_70B_PARAMETERS * 6144 / (4 * 989e12 * 0.4)
+    # Prefill of 6,144 tokens over 4 GPUs: 8.670e14 FLOPs of weights + 4.95e13 of attention (80
+    # layers, 64 heads x 128) at 4 x 395.6 TFLOP/s = 0.579 s.
+    ttft = (2 * LLAMA_70B_PARAMETERS * 6144 + causal_attention_flops(80, 6144, 64, 128)) / (
+        4 * 989e12 * 0.4
+    )
     assert serving.time_to_first_token_s == pytest.approx(ttft, rel=1e-9)
-    assert serving.time_to_first_token_s == pytest.approx(0.548, abs=1e-3)
+    assert serving.time_to_first_token_s == pytest.approx(0.579, abs=1e-3)
     assert result.lines[0].render() == (
-        "~40 tokens/s for each of 16 users at once (641 tokens/s in all), first token in 0.55 s"
+        "~40 tokens/s for each of 16 users at once (641 tokens/s in all), first token in 0.58 s"
     )
     assert [e.key for e in result.explanations] == [
         "performance.decode",
@@ -148,21 +161,90 @@ def test_slow_gpus_get_honest_verdicts():
     assert serving is not None
     assert serving.tokens_per_second_per_user == pytest.approx(3.59, abs=0.01)
     assert serving.speed is Verdict.POOR  # under 5.3 tokens/s: slower than people read
-    # 6,144 prompt tokens: 8.670e14 FLOPs at 4 x 48.4 TFLOP/s = 4.48 s.
-    assert serving.time_to_first_token_s == pytest.approx(4.478, abs=1e-3)
+    # 6,144 prompt tokens: 8.670e14 + 4.95e13 FLOPs at 4 x 48.4 TFLOP/s = 4.73 s.
+    assert serving.time_to_first_token_s == pytest.approx(4.734, abs=1e-3)
     assert serving.first_token is Verdict.FAIR
 
     # On 8 L4 the step halves: 7.2 tokens/s, about reading speed; a 98,304-token prompt of a
-    # 131,072-token context takes 2 x 70.55e9 x 98,304 / (8 x 48.4e12) = 35.8 s.
+    # 131,072-token context takes (2 x 70.55e9 x 98,304 = 1.387e16 FLOPs of weights + 2 x 80 x
+    # 98,304^2 x 8,192 = 1.267e16 of attention) / (8 x 48.4e12) = 68.5 s.
     long = _serve("llama-3.1-70b", concurrent_requests=1, sequence_length=131072)
     serving = performance_for(long, L4, gpus_per_replica=8, replicas=1, total_gpus=8).serving
     assert serving is not None
-    assert serving.time_to_first_token_s == pytest.approx(35.83, abs=0.01)
+    assert serving.time_to_first_token_s == pytest.approx(68.54, abs=0.01)
     assert serving.first_token is Verdict.POOR
     eight = performance_for(short, L4, gpus_per_replica=8, replicas=1, total_gpus=8).serving
     assert eight is not None
     assert eight.tokens_per_second_per_user == pytest.approx(7.17, abs=0.01)
     assert eight.speed is Verdict.FAIR
+
+
+# Qwen2.5 7B (config.json): 7,615,616,512 parameters, 28 layers, 28 query heads of 128 (4 KV).
+QWEN_7B_PARAMETERS = 7_615_616_512
+H100_NVL = gpu(
+    sku="NVIDIA-H100-NVL-94GB",
+    name="H100 NVL",
+    memory_gb=94.0,
+    memory_bandwidth_gbs=3900.0,
+    bf16_tflops=835.5,
+    fp8_tflops=1670.5,
+)
+
+
+def test_a_long_prompt_pays_for_its_causal_attention():
+    # 131,072-token context: a 98,304-token prompt.
+    workload = _serve("qwen2.5-7b", sequence_length=131072)
+
+    result = performance_for(workload, H100_NVL, gpus_per_replica=1, replicas=1, total_gpus=1)
+
+    serving = result.serving
+    assert serving is not None
+    assert serving.prompt_tokens == 98_304
+    # Weights: 2 x 7.616e9 x 98,304 = 1.497e15 FLOPs; attention: 2 x 28 x 98,304^2 x 3,584 =
+    # 1.940e15, more than the weights' past 7.616e9 / (28 x 3,584) = 75,891 prompt tokens.
+    linear = 2 * QWEN_7B_PARAMETERS * 98_304
+    attention = causal_attention_flops(28, 98_304, 28, 128)
+    assert (linear, attention) == (1_497_291_131_191_296, 1_939_538_511_396_864)
+    peak = 835.5e12 * training_mfu("H100 NVL").value  # the GPU model's MFU, 40% today
+    assert serving.time_to_first_token_s == pytest.approx((linear + attention) / peak, rel=1e-9)
+    # ~10 s (10.28 at 40% MFU), not the 4.48 s of the weights alone.
+    assert serving.time_to_first_token_s == pytest.approx(10.0, rel=0.2)
+    assert linear / peak == pytest.approx(4.48, abs=0.01)
+    assert serving.first_token is Verdict.POOR
+    first = next(e for e in result.explanations if e.key == "performance.first_token")
+    assert first.message.render() == (
+        "first token in 10 s: a 98304-token prompt (75% of the 131072-token context, an "
+        "assumption) takes 2 FLOPs per active parameter per token (1500 TFLOP) plus causal "
+        "attention over 28 layers 3584 wide (1940 TFLOP, growing with the square of the prompt) "
+        "on the 1 GPU of one copy at 40% of 835.5 TFLOP/s; waiting behind other prompts is not "
+        "counted"
+    )
+    assert "arXiv:2307.08691" in first.source
+
+
+def test_a_short_prompt_costs_what_its_weights_cost_within_one_percent():
+    # A 384-token prompt (512-token context): attention adds 32 x 384 x 4,096 / 8.03e9 = 0.6%.
+    workload = _serve("llama-3.1-8b", sequence_length=512)
+
+    serving = performance_for(workload, H100, gpus_per_replica=1, replicas=1, total_gpus=1).serving
+
+    assert serving is not None
+    weights_only = 2 * LLAMA_8B_PARAMETERS * 384 / (989e12 * 0.4)
+    assert serving.time_to_first_token_s == pytest.approx(weights_only, rel=0.01)
+    assert serving.time_to_first_token_s > weights_only
+
+
+def test_a_sliding_window_caps_the_keys_each_prompt_token_attends_to():
+    # Mistral 7B attends over 4,096 tokens: a 24,576-token prompt (32,768 context) has
+    # 24,576 x 4,096 - 4,096^2 / 2 query-key pairs, 4 x d_attn FLOPs each per layer.
+    workload = _serve("mistral-7b", sequence_length=32768)
+
+    serving = performance_for(workload, H100, gpus_per_replica=1, replicas=1, total_gpus=1).serving
+
+    assert serving is not None
+    pairs = 24_576 * 4_096 - 4_096**2 // 2
+    flops = 2 * 7_241_732_096 * 24_576 + 4 * 32 * 32 * 128 * pairs
+    assert serving.time_to_first_token_s == pytest.approx(flops / (989e12 * 0.4), rel=1e-9)
 
 
 def test_the_stated_assumptions():

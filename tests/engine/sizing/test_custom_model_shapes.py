@@ -499,3 +499,32 @@ def test_bge_reranker_large_counts_xlm_roberta_large_with_its_score_head():
     per_layer = 4 * (h * h + h) + 2 * h + (h * 4096 + 4096) + (4096 * h + h) + 2 * h
     head = h * h + h + h + 1
     assert _entry("bge-reranker-large").parameters == embeddings + 24 * per_layer + head
+
+
+# --- A custom model's context ---------------------------------------------------------------------
+
+
+def test_a_custom_model_without_a_maximum_context_is_served_with_a_note():
+    workload = workload_from_dict(
+        {"task": "inference", "parameters_billions": 7, "inference": {"sequence_length": 500000}}
+    )
+
+    notes = [e for e in size(workload).explanations if e.key == "model.context"]
+
+    assert [e.message.render() for e in notes] == [
+        "no maximum context is known for this model (architecture.context_length not given): "
+        "the 500000-token context is taken as asked, not checked against what the model takes"
+    ]
+    assert "max_position_embeddings" in notes[0].source
+
+
+def test_no_context_note_when_the_maximum_is_known_or_nothing_is_served():
+    given = {"layers": 32, "hidden_size": 4096, "attention_heads": 32, "context_length": 8192}
+    for data in (
+        {"task": "inference", "model": "llama-3.1-8b"},
+        {"task": "inference", "parameters_billions": 7, "architecture": given},
+        {"task": "inference", "parameters_billions": 2, "model_kind": "diffusion"},
+        {"task": "fine_tuning", "parameters_billions": 7},
+    ):
+        keys = [e.key for e in size(workload_from_dict(data)).explanations]
+        assert "model.context" not in keys, data

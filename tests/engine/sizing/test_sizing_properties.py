@@ -18,6 +18,7 @@ from engine.workload import (
     Training,
     TrainingMethod,
     Workload,
+    context_limit,
 )
 from tests.engine.sizing.sizing_figures import GB, H100
 
@@ -44,13 +45,16 @@ def training_workloads(draw):
 
 @st.composite
 def inference_workloads(draw):
+    """Contexts within the model's maximum (a longer one is refused)."""
+    model = draw(st.sampled_from([*TRANSFORMERS, "bert-large", "resnet-50"]))
+    limit = context_limit(Workload(task=Task.INFERENCE, model=model)) or 65536
     return Workload(
         task=Task.INFERENCE,
-        model=draw(st.sampled_from([*TRANSFORMERS, "bert-large", "resnet-50"])),
+        model=model,
         precision=draw(st.sampled_from(list(Precision))),
         inference=Inference(
             concurrent_requests=draw(st.integers(1, 512)),
-            sequence_length=draw(st.integers(1, 65536)),
+            sequence_length=draw(st.integers(1, min(65536, limit))),
         ),
     )
 
@@ -85,8 +89,12 @@ def test_inference_memory_is_monotone_in_requests_and_sequence(workload, more, e
         replace(workload, inference=replace(i, concurrent_requests=i.concurrent_requests + more)),
         gpus=2,
     )
+    limit = context_limit(workload) or i.sequence_length + extra_tokens
     longer = size(
-        replace(workload, inference=replace(i, sequence_length=i.sequence_length + extra_tokens)),
+        replace(
+            workload,
+            inference=replace(i, sequence_length=min(i.sequence_length + extra_tokens, limit)),
+        ),
         gpus=2,
     )
     for other in (busier, longer):

@@ -244,6 +244,85 @@ def test_architecture_consistency_is_checked_after_merging_with_the_registry():
     assert _rendered(errors, "architecture.experts_per_token") == ["must be at most experts (8)"]
 
 
+# --- Context beyond the model's maximum ----------------------------------------------------------
+
+
+def test_a_context_beyond_the_models_maximum_is_refused_naming_the_field_and_the_maximum():
+    # Mistral 7B v0.1: config.json max_position_embeddings 32,768.
+    errors = _errors(
+        {"task": "inference", "model": "mistral-7b", "inference": {"sequence_length": 32769}}
+    )
+    assert list(errors) == ["inference.sequence_length"]
+    assert _rendered(errors, "inference.sequence_length") == [
+        "must be at most 32768 tokens: the longest context mistral-7b takes (its context_length)"
+    ]
+    assert errors["inference.sequence_length"][0].params["max"] == 32768
+    bad = Workload(
+        task=Task.INFERENCE, model="mistral-7b", inference=Inference(sequence_length=32769)
+    )
+    with pytest.raises(WorkloadError) as caught:
+        validate_workload(bad)
+    assert "inference.sequence_length: must be at most 32768 tokens" in str(caught.value)
+
+
+def test_a_context_at_the_maximum_is_accepted():
+    workload = workload_from_dict(
+        {"task": "inference", "model": "qwen2.5-7b", "inference": {"sequence_length": 131072}}
+    )
+    assert workload.inference_or_default.sequence_length == 131072
+
+
+def test_a_maximum_given_in_the_architecture_is_checked_too():
+    custom = {"layers": 32, "hidden_size": 4096, "attention_heads": 32, "context_length": 8192}
+    errors = _errors(
+        {
+            "task": "inference",
+            "parameters_billions": 7,
+            "architecture": custom,
+            "inference": {"sequence_length": 8193},
+        }
+    )
+    assert _rendered(errors, "inference.sequence_length") == [
+        "must be at most 8192 tokens: the longest context given in architecture.context_length"
+    ]
+    # A registry model whose maximum is overridden (a RoPE-scaled Llama 2) takes the new one.
+    longer = workload_from_dict(
+        {
+            "task": "inference",
+            "model": "llama-2-7b",
+            "architecture": {"context_length": 16384},
+            "inference": {"sequence_length": 16384},
+        }
+    )
+    assert longer.inference_or_default.sequence_length == 16384
+
+
+def test_a_custom_model_without_a_maximum_is_accepted_at_any_context():
+    workload = workload_from_dict(
+        {"task": "inference", "parameters_billions": 7, "inference": {"sequence_length": 500000}}
+    )
+    assert workload.inference_or_default.sequence_length == 500000
+
+
+def test_an_unstated_context_defaults_to_the_models_maximum_when_that_is_shorter():
+    bert = workload_from_dict({"task": "inference", "model": "bert-large"})
+    assert bert.inference_or_default.sequence_length == 512
+    falcon = workload_from_dict(
+        {"task": "inference", "model": "falcon-40b", "inference": {"concurrent_requests": 4}}
+    )
+    assert falcon.inference == Inference(concurrent_requests=4, sequence_length=2048)
+    llama = workload_from_dict({"task": "inference", "model": "llama-3.1-8b"})
+    assert llama.inference_or_default.sequence_length == Inference().sequence_length == 4096
+
+
+def test_training_may_ask_for_sequences_beyond_the_maximum():
+    # Context extension fine-tunes on longer sequences than the model was trained for.
+    workload = workload_from_dict(
+        {"task": "fine_tuning", "model": "llama-2-7b", "training": {"sequence_length": 8192}}
+    )
+    assert workload.training_or_default.sequence_length == 8192
+
+
 def test_limits_name_real_fields():
     known: dict[str, Any] = {
         "parameters_billions": Workload,

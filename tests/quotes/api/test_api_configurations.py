@@ -132,6 +132,20 @@ def test_bad_requests_name_the_field(client, payload, field):
     assert field in response.json()["errors"], response.json()
 
 
+def test_a_context_beyond_the_models_maximum_is_named_on_the_workload_field(client):
+    workload = SERVE_70B | {"model": "llama-2-70b", "inference": {"sequence_length": 8192}}
+
+    response = _post(client, {"workload": workload, "environment": "production"})
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "workload.inference.sequence_length": [
+            "must be at most 4096 tokens: the longest context llama-2-70b takes (its "
+            "context_length)"
+        ]
+    }
+
+
 def test_a_bad_envelope_and_a_bad_workload_are_named_in_one_answer(client):
     # The workload is a field of the request like the others: all its errors come at once.
     payload = {"workload": {"task": "inference", "training": {"gpus": 0}}, "environment": "lab"}

@@ -155,6 +155,50 @@ def test_bad_input_is_a_400_naming_the_field_and_the_allowed_values(
     assert fragment in " ".join(body["errors"][field])
 
 
+def test_a_context_beyond_the_models_maximum_is_a_400_naming_the_field_and_the_maximum(client):
+    payload = {
+        "task": "inference",
+        "model": "qwen2.5-7b",
+        "inference": {"sequence_length": 131073},
+    }
+
+    response = client.post(SIZING, payload, content_type="application/json")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["errors"] == {
+        "inference.sequence_length": [
+            "must be at most 131072 tokens: the longest context qwen2.5-7b takes (its "
+            "context_length)"
+        ]
+    }
+    french = client.post(
+        SIZING, payload, content_type="application/json", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert french.json()["errors"] == {
+        "inference.sequence_length": [
+            "doit être d'au plus 131072 tokens\u00a0: le plus long contexte que qwen2.5-7b "
+            "accepte (son context_length)"
+        ]
+    }
+
+
+def test_a_custom_model_without_a_maximum_context_is_sized_with_a_note(client):
+    payload = {
+        "task": "inference",
+        "parameters_billions": 7,
+        "inference": {"sequence_length": 200000},
+    }
+
+    body = client.post(SIZING, payload, content_type="application/json").json()
+
+    notes = [e for e in body["explanations"] if e["key"] == "model.context"]
+    assert [note["text"] for note in notes] == [
+        "no maximum context is known for this model (architecture.context_length not given): "
+        "the 200000-token context is taken as asked, not checked against what the model takes"
+    ]
+
+
 @pytest.mark.parametrize("raw", ["[]", '"text"', "not json", "{", "null", "42"])
 def test_malformed_bodies_are_400_never_500(client, raw):
     response = client.post(SIZING, raw, content_type="application/json")

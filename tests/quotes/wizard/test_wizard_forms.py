@@ -264,6 +264,49 @@ def test_inference_users_range_is_named():
     assert errors == {"concurrent_users": ["Enter a number from 1 to 100,000."]}
 
 
+def test_a_context_beyond_the_models_maximum_is_named_on_the_context_field():
+    # Llama 2 7B: config.json max_position_embeddings 4,096.
+    project = INFERENCE_PROJECT | {"model": "llama-2-7b"}
+    data = {"kind": "text", "concurrent_users": "4", "context_length": "8192"}
+
+    with translation.override("en"):
+        errors = _errors(DataForm(data=data, project=project))
+    with translation.override("fr"):
+        french = _errors(DataForm(data=data, project=project))
+
+    assert errors == {
+        "context_length": [
+            "Must be at most 4096 tokens: the longest context llama-2-7b takes "
+            "(its context_length)."
+        ]
+    }
+    assert french == {
+        "context_length": [
+            "Doit être d'au plus 4096 tokens\u00a0: le plus long contexte que llama-2-7b accepte "
+            "(son context_length)."
+        ]
+    }
+    assert DataForm(data=data | {"context_length": "4096"}, project=project).is_valid()
+
+
+def test_the_context_field_states_the_models_maximum_and_starts_within_it():
+    with translation.override("en"):
+        bert = DataForm(project=INFERENCE_PROJECT | {"model": "bert-large"})
+        llama = DataForm(project=INFERENCE_PROJECT)
+        custom = DataForm(project={"task": "inference", "parameters_billions": 7})
+    with translation.override("fr"):
+        french = DataForm(project=INFERENCE_PROJECT).fields["context_length"].help_text
+
+    assert bert.fields["context_length"].initial == 512
+    assert bert.fields["context_length"].help_text.endswith("This model takes at most 512 tokens.")
+    assert llama.fields["context_length"].initial == 4096
+    assert llama.fields["context_length"].help_text.endswith(
+        "This model takes at most 131,072 tokens."
+    )
+    assert "at most" not in custom.fields["context_length"].help_text
+    assert french.endswith("Ce modèle accepte au plus 131\u00a0072\u00a0tokens.")
+
+
 # --- Step 3: production or experiment ----------------------------------------------------------
 
 
