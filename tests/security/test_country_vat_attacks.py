@@ -294,7 +294,7 @@ def test_monaco_customer_on_the_staff_screen_is_billed_french_vat(rep):
 
     assert quote.vat_number == MONEGASQUE_VAT
     totals = revision_totals_get(quote=quote, revision=quote.current_revision)
-    assert (totals.vat_regime, totals.vat_rate_pct) == ("domestic", 20)
+    assert (totals.vat_regime, totals.vat_rate_pct) == (VatRegime.DOMESTIC, Decimal(20))
     assert totals.vat_note is None
 
 

@@ -47,6 +47,8 @@ FORMAT_CHARACTERS = [
     "\u061c",  # ARABIC LETTER MARK
 ]
 SPOOFED = "\u202eCorp Evil"
+CUSTOMER = {"company": "Analytical Engines SA", "contact_name": "Ada Lovelace",
+            "email": "ada@example.com", "country": "fr"}  # fmt: skip
 QUOTE_REQUEST = {
     "name": "Ada Lovelace",
     "company": "Analytical Engines",
@@ -124,7 +126,7 @@ def test_staff_quote_with_a_bidi_override_in_the_company_is_refused_on_screen(
 @pytest.mark.parametrize("char", ["\u202e", "\u2067", "\u200d", "\ufeff"])
 def test_partner_quote_with_a_format_character_is_a_400_naming_the_field(client, field, char):
     _partner, raw = partner_key()
-    customer = PARTNER_BODY["customer"] | {field: f"Acme{char}"}
+    customer = CUSTOMER | {field: f"Acme{char}"}
 
     response = post_json(
         client, reverse("api:quote-list"), PARTNER_BODY | {"customer": customer}, **auth(raw)
@@ -155,7 +157,7 @@ def test_catalog_filter_with_a_zero_width_space_is_refused(client):
 
 def test_names_in_other_scripts_are_still_accepted(client):
     _partner, raw = partner_key()
-    customer = PARTNER_BODY["customer"] | {"company": "محمد العلي", "contact_name": "Zoë Ørsted"}
+    customer = CUSTOMER | {"company": "محمد العلي", "contact_name": "Zoë Ørsted"}
 
     response = post_json(
         client, reverse("api:quote-list"), PARTNER_BODY | {"customer": customer}, **auth(raw)

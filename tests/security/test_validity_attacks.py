@@ -213,4 +213,4 @@ def test_partner_quote_validity_is_the_default_within_policy_and_not_settable(cl
     today = timezone.localdate()
     assert valid_until == today + dt.timedelta(days=settings.QUOTE_VALIDITY_DAYS)
     assert not validity_needs_approval(valid_until, today, settings.QUOTE_VALIDITY_MAX_DAYS)
-    assert Quote.objects.get().current_revision.valid_until == valid_until
+    assert Quote.objects.get().revision.valid_until == valid_until
