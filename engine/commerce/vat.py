@@ -5,7 +5,7 @@ The seller is established in France (``SELLER_COUNTRY``). The rule, deliberately
 =====================================================  =========  ==============================
 Customer                                               Rate       Mention on the quote
 =====================================================  =========  ==============================
-in France (business or consumer)                       FR 20      none
+in France or Monaco (business or consumer)             FR 20      none
 in another member state, business, valid VAT number    0          reverse charge (services,
 of that country (check digits included)                           article 196) / exempt
                                                                   intra-Community supply (goods,
@@ -36,9 +36,15 @@ Simplifications, stated so that nobody mistakes this table for tax advice:
 - **Outside the EU is 0 for everyone.** Services to consumers outside the EU are not all outside
   the scope of EU VAT (article 45 is the general B2C rule; article 59 moves the place of supply
   outside the EU for electronically supplied services, among others), and an export of goods is
-  exempt only with proof that they left the EU. Special territories (French overseas
-  departments, Canary Islands, Northern Ireland for goods, ...) are not modelled: any code that is
-  not a member state is treated as outside the EU.
+  exempt only with proof that they left the EU.
+- **Territories follow articles 6 and 7, where they have an ISO code.** Monaco is taxed as France
+  (article 7(2)); the Isle of Man as the United Kingdom, outside the EU (article 7(2)); the French
+  overseas departments and Saint-Martin, and Åland, are in the EU but outside the territory of
+  EU VAT (article 6(1)): an export, with its own mention (their local taxes, such as the DOM's
+  VAT and dock dues, are the customer's to account for). Territories without an ISO 3166-1 code
+  (Mount Athos, the Canary Islands, Ceuta, Melilla, Heligoland, Büsingen, Livigno, Campione
+  d'Italia; Northern Ireland for goods) are not modelled: a customer there is entered under its
+  member state and taxed as that state.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from stdnum.eu import vat as eu_vat
+from stdnum.mc import tva as mc_tva
 
 from ..i18n import Message, gettext_noop
 
@@ -119,8 +126,34 @@ _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 _NOT_ISO_CODES: Mapping[str, str] = MappingProxyType({"EL": "GR", "UK": "GB"})
 
 
+# --- Territories whose VAT is not their ISO code's -------------------------------------------
+#
+# Council Directive 2006/112/EC, article 7(2): transactions with the Principality of Monaco are
+# treated as transactions with France, and those with the Isle of Man as with the United Kingdom
+# (outside the EU since 2020, so an export; the Sovereign Base Areas, treated as Cyprus, have no
+# ISO code). python-stdnum validates Monaco's VAT numbers as French ones (``stdnum.mc.tva``:
+# prefix FR, a national part starting 000).
+TREATED_AS: Mapping[str, str] = MappingProxyType({"MC": "FR", "IM": "GB"})
+# Article 6(1): territories of a member state excluded from the territory of EU VAT (although in
+# the EU's customs territory). With an ISO code of their own: the French territories of article
+# 349 TFEU (Guadeloupe, French Guiana, Martinique, Réunion, Mayotte, Saint-Martin; Directive
+# 2013/61/EU added Mayotte) and the Åland Islands (Finland). A supply there from France is an
+# export. (The Channel Islands and Saint-Barthélemy are outside the EU altogether.)
+OUTSIDE_VAT_TERRITORY: Mapping[str, str] = MappingProxyType(
+    {
+        "GP": "FR",
+        "GF": "FR",
+        "MQ": "FR",
+        "RE": "FR",
+        "YT": "FR",
+        "MF": "FR",
+        "AX": "FI",
+    }
+)
+
+
 class VatRegime(StrEnum):
-    DOMESTIC = "domestic"  # customer in France
+    DOMESTIC = "domestic"  # customer in France, or in Monaco (treated as France, article 7)
     EU_FRENCH_VAT = "eu_french_vat"  # other member state, French VAT charged (see module notes)
     REVERSE_CHARGE = "reverse_charge"  # other member state, business with a VAT number
     EXPORT = "export"  # outside the European Union
@@ -181,6 +214,11 @@ _EXPORT_NOTES: Mapping[tuple[bool, bool], str] = MappingProxyType(
         ),
     }
 )
+_OUTSIDE_VAT_TERRITORY_NOTE = gettext_noop(
+    "Export: the customer's territory is part of the European Union but outside the territory "
+    "of EU VAT (article 6 of Council Directive 2006/112/EC); goods shipped there are exempt "
+    "(article 146). No French VAT charged; local taxes are the customer's."
+)
 _NO_VALID_NUMBER_NOTE = gettext_noop(
     "French VAT is charged: the reverse charge needs the customer's VAT number of %(country)s "
     "(prefix %(prefix)s followed by the national number)."
@@ -191,10 +229,24 @@ def is_eu_member(country: str) -> bool:
     return country in EU_MEMBER_STATES
 
 
+def vat_country(country: str) -> str:
+    """The country whose VAT applies in ``country`` (Monaco: France; article 7(2))."""
+    return TREATED_AS.get(country, country)
+
+
 def standard_rate_pct(country: str) -> Decimal:
-    """The member state's standard rate in percent; 0 outside the EU (no EU VAT)."""
+    """The standard rate in percent of the member state whose VAT applies in ``country``; 0
+    outside the territory of EU VAT (no EU VAT)."""
     _check_country(country)
-    return EU_STANDARD_VAT_RATES_PCT.get(country, ZERO_RATE_PCT)
+    if country in OUTSIDE_VAT_TERRITORY:
+        return ZERO_RATE_PCT
+    return EU_STANDARD_VAT_RATES_PCT.get(vat_country(country), ZERO_RATE_PCT)
+
+
+def vat_number_prefix(country: str) -> str | None:
+    """The prefix of a VAT number of ``country`` this module checks: a member state's, and
+    France's for Monaco; ``None`` for any other country (numbers kept as typed)."""
+    return VAT_NUMBER_PREFIXES.get(vat_country(country))
 
 
 def normalize_vat_number(vat_number: str) -> str:
@@ -204,11 +256,14 @@ def normalize_vat_number(vat_number: str) -> str:
 
 def vat_number_is_valid(vat_number: str | None, country: str) -> bool:
     """The number has member state ``country``'s prefix and a national part of its format with
-    right check digits (python-stdnum; registration is not checked: no VIES)."""
-    prefix = VAT_NUMBER_PREFIXES.get(country)
+    right check digits (python-stdnum; registration is not checked: no VIES). Monaco's numbers
+    are French ones with a national part starting 000 (``stdnum.mc.tva``)."""
+    prefix = vat_number_prefix(country)
     if not vat_number or prefix is None:
         return False
     number = normalize_vat_number(vat_number)
+    if country == "MC":
+        return number.startswith(prefix) and bool(mc_tva.is_valid(number))
     return number.startswith(prefix) and bool(eu_vat.is_valid(number))
 
 
@@ -225,8 +280,10 @@ def vat_treatment(
     _check_country(customer_country)
     kinds = (supplies_goods, supplies_services or not supplies_goods)
     french_rate = EU_STANDARD_VAT_RATES_PCT[SELLER_COUNTRY]
-    if customer_country == SELLER_COUNTRY:
+    if vat_country(customer_country) == SELLER_COUNTRY:
         return VatTreatment(VatRegime.DOMESTIC, french_rate, None)
+    if customer_country in OUTSIDE_VAT_TERRITORY:
+        return VatTreatment(VatRegime.EXPORT, ZERO_RATE_PCT, Message(_OUTSIDE_VAT_TERRITORY_NOTE))
     if not is_eu_member(customer_country):
         return VatTreatment(VatRegime.EXPORT, ZERO_RATE_PCT, Message(_EXPORT_NOTES[kinds]))
     if is_business and vat_number_is_valid(vat_number, customer_country):

@@ -31,6 +31,9 @@ of the web application and is passed in. Exactly the threshold needs no approval
 above it does. An exchange rate staff typed more than a tolerance (also a setting, passed in)
 away from the day's reference rate needs approval too, whichever way it departs, and so does
 a part priced by hand (``QuoteTotals.hand_priced_parts``: no catalog price to measure it by).
+So does a validity beyond policy (``validity_needs_approval``): a quote still open more than
+``validity_max_days`` (a setting, passed in) after today holds its frozen prices and exchange
+rates that long.
 """
 
 from __future__ import annotations
@@ -200,6 +203,7 @@ class QuoteContext:
     rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT
     hand_priced_parts: int = 0
     below_floor_lines: int = 0
+    validity_max_days: int | None = None  # None: no validity policy
 
     @property
     def is_past_validity(self) -> bool:
@@ -215,6 +219,7 @@ class QuoteContext:
             self.rate_needs_approval
             or self.hand_priced_parts > 0
             or self.below_floor_lines > 0
+            or validity_needs_approval(self.valid_until, self.today, self.validity_max_days)
             or discount_needs_approval(self.effective_discount_pct, self.approval_threshold_pct)
         )
 
@@ -254,6 +259,12 @@ def rate_deviation_pct(rate: Decimal, reference: Decimal) -> Decimal:
     )
 
 
+def validity_needs_approval(valid_until: date, today: date, max_days: int | None) -> bool:
+    """Whether a quote valid until ``valid_until`` stays open longer than a sales rep may grant:
+    more than ``max_days`` after ``today`` (``None``: no limit)."""
+    return max_days is not None and (valid_until - today).days > max_days
+
+
 def discount_needs_approval(effective_discount_pct: Decimal, threshold_pct: Decimal) -> bool:
     if not Decimal(0) <= threshold_pct <= Decimal(100):
         raise ValueError("the approval threshold is a percentage from 0 to 100")
@@ -278,6 +289,7 @@ def context_for(
     is_latest_revision: bool = True,
     rate_deviation_pct: Decimal = Decimal(0),
     rate_tolerance_pct: Decimal = DEFAULT_RATE_TOLERANCE_PCT,
+    validity_max_days: int | None = None,
 ) -> QuoteContext:
     return QuoteContext(
         role=role,
@@ -292,6 +304,7 @@ def context_for(
         rate_tolerance_pct=rate_tolerance_pct,
         hand_priced_parts=quote_totals.hand_priced_parts,
         below_floor_lines=quote_totals.below_floor_lines,
+        validity_max_days=validity_max_days,
     )
 
 
@@ -340,6 +353,10 @@ def _send(ctx: QuoteContext) -> Message | None:
         return _msg(gettext_noop("A quote without lines cannot be sent."))
     if ctx.is_past_validity:
         return _past_validity(ctx)
+    if ctx.approval_pending and validity_needs_approval(
+        ctx.valid_until, ctx.today, ctx.validity_max_days
+    ):
+        return _validity_over_policy(ctx)
     over_threshold = discount_needs_approval(ctx.effective_discount_pct, ctx.approval_threshold_pct)
     if ctx.approval_pending and not over_threshold and ctx.hand_priced_parts:
         return _msg(
@@ -430,6 +447,17 @@ def _past_validity(ctx: QuoteContext) -> Message:
     return _msg(
         gettext_noop("The quote was valid until %(valid_until)s; revise it to make a new one."),
         valid_until=ctx.valid_until,
+    )
+
+
+def _validity_over_policy(ctx: QuoteContext) -> Message:
+    return _msg(
+        gettext_noop(
+            "The quote is valid until %(valid_until)s, more than the %(days)s days a sales rep "
+            "may grant: a sales manager must approve it before the quote is sent."
+        ),
+        valid_until=ctx.valid_until,
+        days=ctx.validity_max_days,
     )
 
 

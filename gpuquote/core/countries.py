@@ -5,7 +5,8 @@ the staff screens, the partner API, and the model the VAT computation reads from
   "EL" are refused, so nothing unknown is ever taxed as an export).
 - A VAT number of a member state has that state's prefix ("EL" for Greece) and a national part
   of the right format with right check digits (python-stdnum, through the engine's
-  ``vat_number_is_valid``). Outside the EU a number is kept as typed, unchecked.
+  ``vat_number_is_valid``); so has a number of Monaco, taxed as France (prefix FR,
+  ``stdnum.mc.tva``). Anywhere else a number is kept as typed, unchecked.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from django.utils.translation import gettext_lazy as _
 from django_countries import countries
 
 from engine.commerce.vat import (
-    VAT_NUMBER_PREFIXES,
-    is_eu_member,
     normalize_vat_number,
     vat_number_is_valid,
+    vat_number_prefix,
 )
 from gpuquote.core.process_cache import ProcessCache
 
@@ -113,14 +113,15 @@ class CountryFormField(forms.ChoiceField):
 
 
 def vat_number_clean(vat_number: str, country: str) -> str:
-    """The number to store for a customer of ``country``: an EU member state's number normalised
-    and checked (``ValidationError`` on ``vat_number`` otherwise), any other kept as typed. An
-    empty number is allowed (no reverse charge)."""
+    """The number to store for a customer of ``country``: a number of an EU member state (or of
+    Monaco) normalised and checked (``ValidationError`` on ``vat_number`` otherwise), any other
+    kept as typed. An empty number is allowed (no reverse charge)."""
     vat_number = vat_number.strip()
-    if not vat_number or not is_eu_member(country):
+    prefix = vat_number_prefix(country)
+    if not vat_number or prefix is None:
         return vat_number
     if not vat_number_is_valid(vat_number, country):
-        params = {"country": countries.name(country), "prefix": VAT_NUMBER_PREFIXES[country]}
+        params = {"country": countries.name(country), "prefix": prefix}
         raise ValidationError(
             {"vat_number": ValidationError(VAT_NUMBER_MESSAGE, code="invalid", params=params)}
         )

@@ -17,13 +17,17 @@ from decimal import Decimal, InvalidOperation
 # The longest number any field accepts, signs and separators included: budgets reach
 # 999 999 999 999,99 and the longest fractions 6 places; 40 leaves room for spacing.
 MAX_NUMBER_CHARS = 40
-_PLAIN = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")
+# "Digits" are the ASCII 0-9: Python's ``\d``, ``int()`` and ``Decimal()`` also read every other
+# Unicode decimal digit ("５１２" fullwidth, "١٢" Arabic-Indic) as a number, which a reader of the
+# stored value or of the staff screens would not see as one.
+_PLAIN = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$")
 _EXPONENT = re.compile(r"\d\s*[eE]")
 
 
 class NumberRejected(ValueError):
-    """Why a number was refused: ``too_long``, ``exponent``, ``invalid``, ``below``, ``above``
-    or ``whole`` (a fraction where a whole number is wanted)."""
+    """Why a number was refused: ``too_long``, ``digits`` (a digit other than ASCII 0-9),
+    ``exponent``, ``invalid``, ``below``, ``above`` or ``whole`` (a fraction where a whole number
+    is wanted)."""
 
     def __init__(self, code: str) -> None:
         self.code = code
@@ -31,10 +35,13 @@ class NumberRejected(ValueError):
 
 
 def number_text_check(text: str, *, max_chars: int = MAX_NUMBER_CHARS) -> str:
-    """``text`` stripped, once it is short and has no exponent (nothing converted yet)."""
+    """``text`` stripped, once it is short, has no digit but ASCII 0-9 and no exponent (nothing
+    converted yet)."""
     text = text.strip()
     if len(text) > max_chars:
         raise NumberRejected("too_long")
+    if not text.isascii() and any(char.isdecimal() and not char.isascii() for char in text):
+        raise NumberRejected("digits")
     if _EXPONENT.search(text):
         raise NumberRejected("exponent")
     return text

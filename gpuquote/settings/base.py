@@ -371,6 +371,14 @@ QUOTE_DISCOUNT_APPROVAL_THRESHOLD_PCT = env_str("QUOTE_DISCOUNT_APPROVAL_THRESHO
 # before the quote needs a sales manager's approval.
 QUOTE_EXCHANGE_RATE_TOLERANCE_PCT = env_str("QUOTE_EXCHANGE_RATE_TOLERANCE_PCT", "2")
 QUOTE_VALIDITY_DAYS = env_int("QUOTE_VALIDITY_DAYS", 30)
+# The longest a quote may stay open, in days from today, before a sales manager must approve it:
+# a quote freezes its catalog prices and exchange rate, and GPU prices and rates move within a
+# quarter (the catalog calls a price stale after PRICE_STALE_DAYS = 60); 90 days is one quarter.
+QUOTE_VALIDITY_MAX_DAYS = env_int("QUOTE_VALIDITY_MAX_DAYS", 90)
+if not 1 <= QUOTE_VALIDITY_DAYS <= QUOTE_VALIDITY_MAX_DAYS:
+    raise ImproperlyConfigured(
+        f"QUOTE_VALIDITY_DAYS must be 1 to QUOTE_VALIDITY_MAX_DAYS ({QUOTE_VALIDITY_MAX_DAYS}) days"
+    )
 SALES_NOTIFICATION_EMAIL = env_str("SALES_NOTIFICATION_EMAIL", "sales@localhost")
 QUOTE_PAYMENT_TERMS_DAYS = env_int("QUOTE_PAYMENT_TERMS_DAYS", 30)
 

@@ -53,6 +53,11 @@ def rate_tolerance_pct() -> Decimal:
     return Decimal(str(settings.QUOTE_EXCHANGE_RATE_TOLERANCE_PCT))
 
 
+def validity_max_days() -> int:
+    """``QUOTE_VALIDITY_MAX_DAYS``: longer, a quote needs a sales manager's approval."""
+    return int(settings.QUOTE_VALIDITY_MAX_DAYS)
+
+
 def quote_rate_deviation_pct(*, quote: Quote, revision: QuoteRevision) -> Decimal:
     """How far a rate staff typed is from the reference rate of the revision's day (0 for the
     reference rate itself)."""
@@ -131,6 +136,7 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             | Q(exchange_rate__isnull=False, exchange_rate_date__isnull=True)  # a typed rate
             | Q(current_revision__lines__kind="part", current_revision__lines__sku="")  # by hand
             | Q(current_revision__lines__floor_unit_price__isnull=False)  # may be below its floor
+            | Q(current_revision__valid_until__gt=today + dt.timedelta(days=validity_max_days()))
         )
         .distinct()
         .select_related("current_revision")
@@ -157,6 +163,7 @@ def quotes_awaiting_approval(*, today: dt.date) -> list[ApprovalWaiting]:
             ),
             rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
             rate_tolerance_pct=rate_tolerance_pct(),
+            validity_max_days=validity_max_days(),
         )
         if context.approval_pending:
             waiting.append(

@@ -26,7 +26,7 @@ from catalog.selectors.source_health import price_sources_health
 from engine.build.rules import rule_get
 from engine.commerce.numbering import display_number
 from engine.commerce.pricing import PricingError
-from engine.commerce.workflow import Role, allowed_actions
+from engine.commerce.workflow import Role, allowed_actions, validity_needs_approval
 from gpuquote.core.roles import user_role
 from quotes.advice.answer import answer_context
 from quotes.advice.presenters import MARKET_LABELS, localized_text, option_to_dict, text
@@ -63,6 +63,7 @@ from quotes.sales.selectors import (
     quotes_awaiting_approval,
     rate_tolerance_pct,
     revision_digest,
+    validity_max_days,
 )
 from quotes.sales.services import build as build_services
 
@@ -229,6 +230,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             ),
             rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
             rate_tolerance_pct=rate_tolerance_pct(),
+            validity_max_days=validity_max_days(),
         )
         actions = allowed_actions(quote.status, request.sales_role, workflow)
         approval_pending = workflow.approval_pending
@@ -242,6 +244,11 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             "tolerance": workflow.rate_tolerance_pct,
             "pending": rate_pending,
             "hand_priced": hand_pending,
+        }
+        context["validity_approval"] = {
+            "pending": approval_pending
+            and validity_needs_approval(revision.valid_until, workflow.today, validity_max_days()),
+            "max_days": validity_max_days(),
         }
     context |= {
         "review": _review_context(quote),

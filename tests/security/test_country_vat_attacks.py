@@ -9,6 +9,7 @@ computation reads from. Each refusal names the field, and nothing is stored.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -16,9 +17,14 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import translation
 
+from engine.commerce import vat
+from engine.commerce.vat import VatRegime, standard_rate_pct, vat_treatment
+from engine.i18n import Message
+from quotes.advice.presenters import localized_text
 from quotes.models import Quote, QuoteRequest
 from quotes.sales import forms as staff_forms
 from quotes.sales import services
+from quotes.sales.selectors import revision_totals_get
 from quotes.wizard import forms as wizard_forms
 from tests.api_fixtures import auth, partner_key
 from tests.quotes.sales.test_quote_services import _user, quote_make
@@ -249,3 +255,108 @@ def test_outside_the_eu_any_vat_number_is_kept_as_before(client):
 
     assert response.status_code == 201, response.content[:500]
     assert response.json()["customer"]["vat_number"] == "12-3456789"
+
+
+# --- Territories: Monaco billed as an export, overseas departments billed French VAT -----------
+#
+# Council Directive 2006/112/EC: article 7(2) treats Monaco as France and the Isle of Man as the
+# United Kingdom; article 6(1) excludes the French territories of article 349 TFEU and Åland
+# from the territory of EU VAT.
+
+OUTSIDE_VAT_TERRITORY_NOTE = (
+    "Export: the customer's territory is part of the European Union but outside the territory "
+    "of EU VAT (article 6 of Council Directive 2006/112/EC); goods shipped there are exempt "
+    "(article 146). No French VAT charged; local taxes are the customer's."
+)
+MONEGASQUE_VAT = "FR53000004605"  # python-stdnum's own example (stdnum.mc.tva)
+BAD_MONEGASQUE_VAT = (
+    "This VAT number is not valid for Monaco: it must start with FR and its check digits "
+    "must be right."
+)
+
+
+@pytest.mark.parametrize(
+    ("is_business", "vat_number"), [(True, ""), (True, MONEGASQUE_VAT), (False, "")]
+)
+def test_monaco_customer_is_billed_french_vat_like_france(client, is_business, vat_number):
+    response = _partner_quote(
+        client, {"country": "MC", "vat_number": vat_number, "is_business": is_business}
+    )
+
+    assert response.status_code == 201, response.content[:500]
+    totals = response.json()["totals"]
+    assert (totals["vat_regime"], totals["vat_rate_pct"]) == ("domestic", "20")
+    assert Quote.objects.get().vat_number == vat_number
+
+
+def test_monaco_customer_on_the_staff_screen_is_billed_french_vat(rep):
+    quote = quote_make(rep, country="MC", vat_number="fr 53 0000 04605")
+
+    assert quote.vat_number == MONEGASQUE_VAT
+    totals = revision_totals_get(quote=quote, revision=quote.current_revision)
+    assert (totals.vat_regime, totals.vat_rate_pct) == (VatRegime.DOMESTIC, Decimal(20))
+    assert totals.vat_note is None
+
+
+@pytest.mark.parametrize(
+    "vat_number",
+    [
+        "FR40303265045",  # a valid French number, but of a French (SIREN) company
+        "FR54000004605",  # the Monegasque example, check digits changed
+        "MC53000004605",  # no such prefix: Monaco's numbers are French ones
+    ],
+)
+def test_monaco_vat_number_is_checked_as_a_french_one(client, vat_number):
+    response = _partner_quote(client, {"country": "MC", "vat_number": vat_number})
+
+    assert _problem(response, 400)["errors"] == {"customer.vat_number": [BAD_MONEGASQUE_VAT]}
+    assert Quote.objects.count() == 0
+
+
+@pytest.mark.parametrize("country", ["GP", "GF", "MQ", "RE", "YT", "MF", "AX"])
+def test_territory_outside_eu_vat_is_an_export_with_its_own_mention(country):
+    treatment = vat_treatment(
+        customer_country=country,
+        is_business=True,
+        vat_number="FR40303265045",
+        supplies_goods=True,
+        supplies_services=True,
+    )
+
+    assert (treatment.regime, treatment.rate_pct) == (VatRegime.EXPORT, Decimal(0))
+    assert treatment.note is not None
+    assert treatment.note.render() == OUTSIDE_VAT_TERRITORY_NOTE
+
+
+def test_reunion_customer_through_the_api_is_billed_no_french_vat(client):
+    response = _partner_quote(client, {"country": "RE", "vat_number": "FR40303265045"})
+
+    assert response.status_code == 201, response.content[:500]
+    totals = response.json()["totals"]
+    assert (totals["vat_regime"], totals["vat_rate_pct"]) == ("export", "0")
+
+
+@pytest.mark.parametrize(("country", "rate"), [("MC", 20), ("IM", 0), ("GP", 0), ("AX", 0)])
+def test_standard_rate_follows_the_vat_territory(country, rate):
+    assert standard_rate_pct(country) == Decimal(rate)
+
+
+def test_isle_of_man_is_treated_as_the_united_kingdom_an_export():
+    def treated(country: str):
+        return vat_treatment(
+            customer_country=country,
+            is_business=True,
+            vat_number=None,
+            supplies_goods=False,
+            supplies_services=True,
+        )
+
+    assert treated("IM") == treated("GB")
+    assert treated("IM").regime == VatRegime.EXPORT
+
+
+def test_outside_vat_territory_mention_is_translated():
+    with translation.override("fr"):
+        note = localized_text(Message(vat._OUTSIDE_VAT_TERRITORY_NOTE))
+
+    assert note.startswith("Export : le territoire du client fait partie de l’Union européenne")

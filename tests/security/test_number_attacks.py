@@ -215,3 +215,86 @@ def test_partner_quote_list_refuses_a_huge_page(client):
     response = client.get(reverse("api:quote-list"), {"page": HUGE}, headers=auth(raw))
 
     assert assert_problem(response, 400)["errors"] == {"page": [EXPONENT]}
+
+
+# --- Digits other than 0-9: int() and Decimal() read "５１２" and "١٢" as numbers -------------
+
+DIGITS = "Write the number with the digits 0 to 9 only."
+# Fullwidth (U+FF10-FF19), Arabic-Indic (U+0660-0669), Devanagari (U+0966-096F), mathematical
+# bold (U+1D7CE-1D7D7): Unicode decimal digits (category Nd) Python converts like 0-9.
+FOREIGN_DIGITS = ["５１２", "١٢", "४", "𝟖", "1５", "٣.٥"]
+
+
+@pytest.mark.parametrize("raw", FOREIGN_DIGITS)
+def test_number_rule_refuses_digits_other_than_ascii(raw):
+    assert Decimal(raw)  # the bug: Python reads them
+
+    with pytest.raises(numbers.NumberRejected) as refused:
+        numbers.decimal_from_text(raw)
+
+    assert refused.value.code == "digits"
+
+
+def test_number_rule_keeps_ascii_numbers_and_the_wizards_spacing():
+    assert numbers.decimal_from_text("512") == Decimal(512)
+    assert numbers.number_text_check("1\u202f000,5") == "1\u202f000,5"  # French grouping
+
+
+@pytest.mark.parametrize("raw", ["５１２", "١٢"])
+def test_wizard_step_one_foreign_digits_are_a_form_error(client, raw):
+    response = client.post(
+        reverse("wizard:step", kwargs={"step": "project"}), PROJECT | {"batch_size": raw}
+    )
+
+    assert response.status_code == 200
+    assert response.context["form"].errors["batch_size"] == [DIGITS]
+
+
+@pytest.mark.parametrize(
+    ("form_class", "data", "field"),
+    [
+        (staff_forms.PartLineForm, {"sku": "GPU-H100", "discount_pct": "0"}, "quantity"),
+        (staff_forms.LineUpdateForm, {"position": "1", "discount_pct": "0"}, "quantity"),
+        (staff_forms.TermsForm, {"valid_until": "2030-01-01", "contract_months": "12"},
+         "discount_pct"),
+        (staff_forms.TermsForm, {"valid_until": "2030-01-01", "discount_pct": "0"},
+         "contract_months"),
+        (staff_forms.QuoteCreateForm, QUOTE, "exchange_rate"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("raw", ["５", "١٢"])
+def test_staff_forms_refuse_foreign_digits(form_class, data, field, raw):
+    form = form_class(data=data | {field: raw})
+
+    assert not form.is_valid()
+    assert form.errors[field] == [DIGITS]
+
+
+@pytest.mark.parametrize("field", ["utilization_pct", "budget", "growth_gpus", "horizon_years"])
+def test_partner_quote_refuses_foreign_digits_in_number_strings(client, field):
+    _partner, raw = partner_key()
+
+    response = post_json(
+        client, reverse("api:quote-list"), PARTNER_BODY | {field: "٥"}, **auth(raw)
+    )
+
+    assert assert_problem(response, 400)["errors"] == {field: [DIGITS]}
+    assert Quote.objects.count() == 0
+
+
+def test_api_query_parameters_refuse_foreign_digits(client):
+    _partner, raw = partner_key()
+
+    response = client.get(
+        reverse("api:catalog-gpus"), {"min_memory_gb": "８０", "page": "１"}, headers=auth(raw)
+    )
+
+    assert assert_problem(response, 400)["errors"] == {"min_memory_gb": [DIGITS]}
+
+
+def test_api_page_number_refuses_foreign_digits(client):
+    _partner, raw = partner_key()
+
+    response = client.get(reverse("api:quote-list"), {"page": "١"}, headers=auth(raw))
+
+    assert assert_problem(response, 400)["errors"] == {"page": [DIGITS]}

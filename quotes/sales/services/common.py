@@ -50,6 +50,7 @@ from quotes.sales.selectors import (
     rate_tolerance_pct,
     revision_lines_get,
     revision_totals_get,
+    validity_max_days,
 )
 from quotes.signals import quote_status_changed
 
@@ -175,6 +176,7 @@ def workflow_context(
         approved_discount_pct=approved_discount_get(quote=quote, revision=revision, totals=totals),
         rate_deviation_pct=quote_rate_deviation_pct(quote=quote, revision=revision),
         rate_tolerance_pct=rate_tolerance_pct(),
+        validity_max_days=validity_max_days(),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext
 
 from catalog.models import Part
@@ -156,11 +157,15 @@ def quote_terms_update(
     notes: str = "",
     today: dt.date | None = None,
 ) -> QuoteRevision:
-    """The quote discount, validity, contract length and notes."""
+    """The quote discount, validity, contract length and notes. A validity date in the past is
+    refused; one beyond ``QUOTE_VALIDITY_MAX_DAYS`` needs a sales manager's approval
+    (``engine.commerce.workflow.validity_needs_approval``)."""
+    today = today or timezone.localdate()
+    if valid_until < today:
+        message = gettext("Valid until: %(date)s is in the past; choose today or a later day.")
+        raise ValidationError({"valid_until": message % {"date": date_format(valid_until)}})
     quote = quote_lock(quote)
-    revision = revision_editable(
-        quote, user=user, today=today or timezone.localdate(), reason=gettext("terms changed")
-    )
+    revision = revision_editable(quote, user=user, today=today, reason=gettext("terms changed"))
     changes = {
         "discount_pct": (str(revision.discount_pct), str(discount_pct)),
         "valid_until": (revision.valid_until.isoformat(), valid_until.isoformat()),

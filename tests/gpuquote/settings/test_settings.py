@@ -491,3 +491,17 @@ def test_the_pre_commit_hooks_run_the_locked_tools_and_the_makefile_check():
     migrations = hooks["makemigrations-check"]
     assert migrations["entry"] == "make --no-print-directory --silent migrations-check"
     assert migrations["pass_filenames"] is False
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"QUOTE_VALIDITY_DAYS": "120"}, {"QUOTE_VALIDITY_DAYS": "30", "QUOTE_VALIDITY_MAX_DAYS": "7"}],
+)
+def test_default_quote_validity_beyond_the_policy_is_refused(tmp_path, env):
+    """Partners' quotes get the default validity, with no manager to approve a longer one."""
+    message = _refusal({**PRODUCTION, **env}, tmp_path)
+
+    assert message.startswith(
+        "django.core.exceptions.ImproperlyConfigured: QUOTE_VALIDITY_DAYS must be 1 to "
+        "QUOTE_VALIDITY_MAX_DAYS"
+    )
