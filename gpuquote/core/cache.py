@@ -2,7 +2,8 @@
 
 - ``FailOpenRedisCache``: Django's Redis cache, answering as an empty cache while Redis does not
   answer: a read is a miss, a write is dropped, ``add`` adds nothing and ``incr`` finds no key.
-  Each failure is a warning in the log and one more ``gpuquote_cache_errors_total``. A Redis
+  Each failure counts in ``gpuquote_cache_errors_total``; a refused or timed-out connection is a
+  warning in the log and pauses the asking for ``PAUSE_AFTER_FAILURE_S``. A Redis
   outage so costs the cached answers and the request limits (which let requests through
   meanwhile), never a page: the calculators, the wizard and the API keep answering.
 - ``LockedFileCache``: Django's file cache in which every operation holds one lock on its
@@ -28,6 +29,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import caches
@@ -35,13 +37,16 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.filebased import FileBasedCache
 from django.core.cache.backends.redis import RedisCache
 from django.utils.connection import ConnectionProxy
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gpuquote.core.metrics import CACHE_ERRORS
 
 logger = logging.getLogger(__name__)
 
 LIMITS_CACHE = "limits"  # the CACHES alias the request limits count in
+PAUSE_AFTER_FAILURE_S = 5.0  # after Redis failed to answer, how long a process stops asking
 # The limits' cache, looked up on each use (so override_settings(CACHES=...) reaches it).
 limits_cache: Any = ConnectionProxy(caches, LIMITS_CACHE)
 
@@ -53,33 +58,59 @@ def atomic(cache: Any) -> AbstractContextManager[None]:
     return hold() if hold is not None else nullcontext()
 
 
+class CachePaused(RedisError):
+    """Redis failed to connect a moment ago: not asked again until the pause ends."""
+
+
 class FailOpenRedisCache(RedisCache):
     """Redis, or an empty cache while Redis fails (see the module). Only Redis' own errors
     (connection refused or lost, timeout, a command refused) are absorbed; anything else, a
-    value that does not pickle for one, is raised as before."""
+    value that does not pickle for one, is raised as before. After a connection error or a
+    timeout this process's cache does not ask Redis again for ``PAUSE_AFTER_FAILURE_S``: a
+    Redis that no longer answers at all (each try waits for redis-py's 5 s socket timeouts)
+    would otherwise hold every request for seconds per cache operation, and the log would get
+    a warning per operation instead of one per pause. Each operation meanwhile still counts in
+    ``gpuquote_cache_errors_total``."""
+
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._paused_until = 0.0  # monotonic(); Django makes one instance per thread
 
     @contextmanager
     def _absorbed(self, operation: str) -> Iterator[None]:
         try:
             yield
+        except CachePaused:
+            CACHE_ERRORS.labels(operation).inc()
         except RedisError as error:
             CACHE_ERRORS.labels(operation).inc()
+            pause = isinstance(error, (RedisConnectionError, RedisTimeoutError))
+            if pause:
+                self._paused_until = monotonic() + PAUSE_AFTER_FAILURE_S
             logger.warning(
-                "Cache %s failed (%s): answered as an empty cache; the request limits let "
+                "Cache %s failed (%s): answered as an empty cache%s; the request limits let "
                 "requests through while the cache fails",
                 operation,
                 type(error).__name__,
+                f", Redis not asked again for {PAUSE_AFTER_FAILURE_S:g} s" if pause else "",
             )
+
+    def _ask(self) -> None:
+        """First in each operation: raises ``CachePaused`` during a pause."""
+        if monotonic() < self._paused_until:
+            raise CachePaused
 
     def add(
         self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> bool:
         with self._absorbed("add"):
+            self._ask()
             return super().add(key, value, timeout, version)
         return False
 
     def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
         with self._absorbed("get"):
+            self._ask()
             return super().get(key, default, version)
         return default
 
@@ -87,44 +118,53 @@ class FailOpenRedisCache(RedisCache):
         self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> None:
         with self._absorbed("set"):
+            self._ask()
             super().set(key, value, timeout, version)
 
     def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> bool:
         with self._absorbed("touch"):
+            self._ask()
             return super().touch(key, timeout, version)
         return False
 
     def delete(self, key: Any, version: Any = None) -> bool:
         with self._absorbed("delete"):
+            self._ask()
             return super().delete(key, version)
         return False
 
     def get_many(self, keys: Any, version: Any = None) -> dict[Any, Any]:
         with self._absorbed("get_many"):
+            self._ask()
             return super().get_many(keys, version)
         return {}
 
     def has_key(self, key: Any, version: Any = None) -> bool:
         with self._absorbed("has_key"):
+            self._ask()
             return super().has_key(key, version)
         return False
 
     def incr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
         with self._absorbed("incr"):
+            self._ask()
             return super().incr(key, delta, version)
         raise ValueError(f"Key {key!r} not found (the cache failed)")  # Django's missing key
 
     def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> list[Any]:
         with self._absorbed("set_many"):
+            self._ask()
             return super().set_many(data, timeout, version)
         return list(data)  # the keys not set
 
     def delete_many(self, keys: Any, version: Any = None) -> None:
         with self._absorbed("delete_many"):
+            self._ask()
             super().delete_many(keys, version)
 
     def clear(self) -> None:
         with self._absorbed("clear"):
+            self._ask()
             super().clear()
 
 

@@ -9,8 +9,10 @@ import time
 
 import pytest
 from prometheus_client import REGISTRY
+from redis.exceptions import ResponseError
 
-from gpuquote.core.cache import FailOpenRedisCache, LockedFileCache
+from gpuquote.core import cache as cache_module
+from gpuquote.core.cache import PAUSE_AFTER_FAILURE_S, FailOpenRedisCache, LockedFileCache
 
 CLOSED_PORT = "redis://127.0.0.1:1/0"
 
@@ -103,3 +105,41 @@ def test_other_errors_than_redis_own_are_raised():
 
     with pytest.raises(TypeError, match="pickle"):  # a bug, not an outage
         cache.set("key", threading.Lock())
+
+
+def test_after_a_refused_connection_redis_is_not_asked_again_until_the_pause_ends(monkeypatch):
+    cache = FailOpenRedisCache(CLOSED_PORT, {})
+    clients = []
+    real_client = cache._cache.get_client
+
+    def counted_client(*args, **kwargs):
+        clients.append(args)
+        return real_client(*args, **kwargs)
+
+    monkeypatch.setattr(cache._cache, "get_client", counted_client)
+    now = [1000.0]
+    monkeypatch.setattr(cache_module, "monotonic", lambda: now[0])
+
+    assert cache.get("a") is None  # refused: the pause starts
+    assert cache.get("b") is None
+    assert cache.add("c", 1) is False
+    assert len(clients) == 1  # the two during the pause never reached Redis
+
+    now[0] += PAUSE_AFTER_FAILURE_S + 0.001
+    assert cache.get("d") is None  # asked again, refused again
+
+    assert len(clients) == 2
+
+
+def test_a_command_refused_by_redis_is_absorbed_without_a_pause(monkeypatch):
+    cache = FailOpenRedisCache(CLOSED_PORT, {})
+
+    def refuse(*_args, **_kwargs):
+        raise ResponseError("OOM command not allowed when used memory > 'maxmemory'")
+
+    monkeypatch.setattr(cache._cache, "set", refuse)
+
+    cache.set("a", 1)  # absorbed
+    cache.set("b", 2)
+
+    assert cache._paused_until == 0.0  # not a connection problem: the next one asks Redis
