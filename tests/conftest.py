@@ -43,10 +43,10 @@ def pytest_configure(config):
         return
     from django.conf import settings
 
-    cache = settings.CACHES["default"]
-    if cache["BACKEND"].endswith("RedisCache"):
-        database = REDIS_DB_FIRST_WORKER + int(worker[2:])
-        cache["LOCATION"] = urlsplit(cache["LOCATION"])._replace(path=f"/{database}").geturl()
+    database = REDIS_DB_FIRST_WORKER + int(worker[2:])
+    for cache in settings.CACHES.values():  # "default" and the request limits' "limits"
+        if cache["BACKEND"].endswith("RedisCache"):
+            cache["LOCATION"] = urlsplit(cache["LOCATION"])._replace(path=f"/{database}").geturl()
 
 
 @pytest.fixture(autouse=True)

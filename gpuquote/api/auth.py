@@ -6,7 +6,8 @@ authentication, ``quotes.api.auth.ApiKeyAuthentication``, which owns the key mod
 everything. Staff means a sales role (``gpuquote.core.roles``), never ``is_staff`` alone.
 Throttles: one bucket per key (``partner`` rate) and the anonymous rate per client IP for the
 public calculators; wrong keys count against a budget per client IP (``API_KEY_FAILURE_RATE``).
-The client IP is ``gpuquote.core.client_ip`` (``NUM_PROXIES``) everywhere.
+The client IP is ``gpuquote.core.client_ip`` (``NUM_PROXIES``) everywhere. They count in the
+limits' cache (``gpuquote.core.cache``), which lets requests through while Redis fails.
 
 Nothing here imports an app: the catalog's API uses these classes without depending on quotes.
 """
@@ -23,6 +24,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
+from gpuquote.core.cache import atomic, limits_cache
 from gpuquote.core.client_ip import client_ip
 from gpuquote.core.roles import sales_role
 
@@ -56,7 +58,19 @@ class SessionCookieAuthentication(SessionAuthentication):
         return super().authenticate(request)
 
 
-class ApiKeyFailureThrottle(SimpleRateThrottle):
+class LimitThrottle(SimpleRateThrottle):
+    """DRF's throttle, counting in the limits' cache; its read and write of a client's history
+    hold the cache's lock where it has one (embedded production's files), so that two processes
+    cannot both write back the history they read and lose a request."""
+
+    cache = limits_cache
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        with atomic(self.cache):
+            return super().allow_request(request, view)
+
+
+class ApiKeyFailureThrottle(LimitThrottle):
     """``API_KEY_FAILURE_RATE`` wrong, expired or revoked keys per client address (guessing keys).
     Only failures count; over the budget every keyed request from the address is refused."""
 
@@ -73,15 +87,21 @@ class ApiKeyFailureThrottle(SimpleRateThrottle):
 
     def over_budget(self, request: Request) -> bool:
         self.key = self.get_cache_key(request, None)
+        self._history_read()
+        return len(self.history) >= self.num_requests
+
+    def failure_record(self) -> None:
+        """After ``over_budget``: count one more failure (the history read again, under the
+        cache's lock: other requests may have counted meanwhile)."""
+        with atomic(self.cache):
+            self._history_read()
+            self.throttle_success()
+
+    def _history_read(self) -> None:
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
         while self.history and self.history[-1] <= self.now - self.duration:
             self.history.pop()
-        return len(self.history) >= self.num_requests
-
-    def failure_record(self) -> None:
-        """After ``over_budget``: count one more failure."""
-        self.throttle_success()
 
 
 def request_partner(request: Request) -> Any:
@@ -104,7 +124,7 @@ class IsPartnerOrSalesStaff(BasePermission):
         return isinstance(request.user, PartnerPrincipal) or is_sales_staff(request.user)
 
 
-class PartnerKeyThrottle(SimpleRateThrottle):
+class PartnerKeyThrottle(LimitThrottle):
     """``API_PARTNER_RATE`` per key, whatever the endpoint."""
 
     scope = "partner"
@@ -115,7 +135,7 @@ class PartnerKeyThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.api_key.pk}
 
 
-class AnonymousThrottle(SimpleRateThrottle):
+class AnonymousThrottle(LimitThrottle):
     """``API_ANON_RATE`` per client address for requests without a key or session."""
 
     scope = "anon"

@@ -43,3 +43,11 @@ CELERY_TASK_SECONDS = Histogram(
     ["task"],
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900),
 )
+
+CACHE_ERRORS = Counter(
+    "gpuquote_cache_errors_total",
+    "Operations on the shared cache (Redis) that failed and were answered as an empty cache "
+    "(gpuquote.core.cache.FailOpenRedisCache), by operation (get, set, add, incr, ...). While "
+    "it grows, cached answers are recomputed and the request limits let requests through.",
+    ["operation"],
+)

@@ -1,9 +1,11 @@
 """Rate limits on the anonymous HTML endpoints (django-ratelimit), per client address.
 
 The client address follows the API's rule (``NUM_PROXIES`` trusted proxies in front):
-``gpuquote.core.client_ip``; counters live in the default cache (``RATELIMIT_USE_CACHE``, Redis
-in production, shared by every process). Over the limit a visitor gets a translated HTML 429
-page with ``Retry-After``, not a 403.
+``gpuquote.core.client_ip``; counters live in the limits' cache (``RATELIMIT_USE_CACHE``, Redis
+in production, files under var/ in embedded production: shared by every process). Over the
+limit a visitor gets a translated HTML 429 page with ``Retry-After``, not a 403. While the cache
+fails the limit lets requests through (``RATELIMIT_FAIL_OPEN``; the cache logs and counts each
+failure, ``gpuquote.core.cache``).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def rate_limited(
             )
             if usage is not None and usage["should_limit"]:
                 retry_after = usage["time_left"]
-                if retry_after <= 0:  # the cache failed: ask for the whole period
+                if retry_after <= 0:  # the window ends this second: ask for the whole period
                     retry_after = _period_seconds(rate(group, request))
                 return too_many_requests(request, retry_after=retry_after)
             return view(request, *args, **kwargs)

@@ -33,6 +33,8 @@ from health_check.views import HealthCheckView
 from gpuquote.ops.heartbeat import BEAT_MARK, WORKER_MARK, mark_age_seconds
 
 OK = "ok"
+READYZ_KEY = "health:readyz"
+READYZ_KEY_SECONDS = 60
 EAGER = "tasks run in-process (embedded): no broker, worker or beat"
 
 
@@ -56,11 +58,14 @@ def readyz(request: HttpRequest) -> JsonResponse:
         checks["database"] = OK
     except DatabaseError:
         checks["database"] = "the database does not answer"
+    # A write read back: the shared cache answers a failing Redis as an empty cache, without
+    # raising (gpuquote.core.cache), so a read alone would always pass.
     try:
-        cache.get("health:readyz")
-        checks["cache"] = OK
-    except Exception:  # any cache backend's connection error
-        checks["cache"] = "the cache does not answer"
+        cache.set(READYZ_KEY, OK, READYZ_KEY_SECONDS)
+        answered = cache.get(READYZ_KEY) == OK
+    except Exception:  # any other cache backend's connection error
+        answered = False
+    checks["cache"] = OK if answered else "the cache does not answer"
     return _answer(checks)
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -112,18 +113,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis: the Celery broker, result backend and shared cache when REDIS_URL is set.
+# Redis: the Celery broker, result backend and shared cache when REDIS_URL is set. The cache
+# answers as an empty one while Redis fails (gpuquote.core.cache: logged, counted, never a 500).
+# "limits" holds the request limits' counters (API throttles, HTML rate limits): the same store
+# as "default" here (local memory: the same LOCATION shares it); embedded production keeps them
+# in files shared by its processes instead (prod.py).
 REDIS_URL = env_str("REDIS_URL")
+_cache: dict[str, Any]
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "gpuquote",
-        }
+    _cache = {
+        "BACKEND": "gpuquote.core.cache.FailOpenRedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "gpuquote",
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    _cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gpuquote"}
+CACHES = {"default": _cache, "limits": dict(_cache)}
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
@@ -234,8 +239,8 @@ REST_FRAMEWORK = {
         "quotes.api.auth.AnonymousThrottle",
         "quotes.api.auth.PartnerKeyThrottle",
     ],
-    # Per client address without a key / per API key; shared by every host through the cache
-    # (Redis when REDIS_URL is set).
+    # Per client address without a key / per API key; shared by every host through the limits'
+    # cache (Redis when REDIS_URL is set; files in var/ in embedded production).
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_ANON_RATE", "120/minute"),
         "partner": env_str("API_PARTNER_RATE", "600/minute"),
@@ -276,8 +281,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Rate limits on the anonymous HTML endpoints (django-ratelimit), per client address (the API's
-# NUM_PROXIES rule, gpuquote.core.client_ip), counted in the default cache (Redis in production).
-RATELIMIT_USE_CACHE = "default"
+# NUM_PROXIES rule, gpuquote.core.client_ip), counted in the limits' cache (Redis in production).
+# While that cache fails, a limit lets the request through (logged and counted by the cache).
+RATELIMIT_USE_CACHE = "limits"
+RATELIMIT_FAIL_OPEN = True
 WIZARD_RATE = env_str("WIZARD_RATE", "60/m")  # wizard step posts
 QUOTE_REQUEST_RATE = env_str("QUOTE_REQUEST_RATE", "10/h")  # quote requests on a result
 CHECKLIST_PDF_RATE = env_str("CHECKLIST_PDF_RATE", "30/m")  # checklist PDF downloads

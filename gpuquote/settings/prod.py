@@ -5,7 +5,8 @@ to start without a strong SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL and REDIS_URL,
 missing, before anything else is read or created; then without the seller's legal details that
 every quote prints (base.py checks their numbers; its demo company is for development only).
 GPUQUOTE_EMBEDDED=1 is production on one machine: SQLite in var/, Celery eager, local-memory
-cache, still a SECRET_KEY, ALLOWED_HOSTS and the seller's details.
+cache, still a SECRET_KEY, ALLOWED_HOSTS and the seller's details. There, without REDIS_URL, the
+request limits count in files under var/cache/limits/ that every process of the host shares.
 """
 
 import os
@@ -44,7 +45,7 @@ if _seller_missing:
 
 from gpuquote.ops.sentry import sentry_init, traces_sample_rate  # noqa: E402
 from gpuquote.settings.base import *  # noqa: E402, F403  (a settings profile: every name)
-from gpuquote.settings.base import LOG_LEVEL, STORAGES  # noqa: E402
+from gpuquote.settings.base import CACHES, LOG_LEVEL, REDIS_URL, STORAGES, VAR_DIR  # noqa: E402
 from gpuquote.settings.logging import log_format, logging_config  # noqa: E402
 
 DEBUG = False
@@ -56,6 +57,20 @@ STORAGES = {
     **STORAGES,
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# Embedded production runs several gunicorn processes: a limit counted in each one's memory
+# would allow that many times its rate. Without Redis the limits' counters live in files all of
+# them share, each operation under one lock (gpuquote.core.cache.LockedFileCache).
+if not REDIS_URL:
+    CACHES = {
+        **CACHES,
+        "limits": {
+            "BACKEND": "gpuquote.core.cache.LockedFileCache",
+            "LOCATION": str(VAR_DIR / "cache" / "limits"),
+            # Counters live a minute to an hour; expired ones go first when it fills.
+            "OPTIONS": {"MAX_ENTRIES": 20_000},
+        },
+    }
 
 # Production hardening (a load balancer terminates TLS in front).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
