@@ -173,9 +173,7 @@ def test_gradient_checkpointing_keeps_layer_inputs_plus_one_layer():
 
 
 def test_resnet50_activations_use_the_registry_per_image_estimate():
-    training = Training(
-        batch_size=256, micro_batch_size=256, gpus=8, gradient_checkpointing=False
-    )
+    training = Training(batch_size=256, micro_batch_size=256, gpus=8, gradient_checkpointing=False)
     workload = Workload(task=Task.FINE_TUNING, model="resnet-50", training=training)
     sizing = size(workload)
     per_image = 21_073_920 * 2  # elements x 2 bytes (16-bit)
