@@ -168,8 +168,9 @@ def test_states_too_large_for_a_gpu_are_sharded_zero3_before_adding_gpus():
     workload = _seventy_two_b(Sharding.NONE)
     sizing = size(workload, gpu=MI300X)
     assert sizing.min_gpus == 8
-    text = next(e for e in sizing.explanations if e.key == "min_gpus").message.render()
-    assert "ZeRO-3" in text
+    explained = next(e for e in sizing.explanations if e.key == "min_gpus")
+    assert "ZeRO-3" in explained.message.render()
+    assert "FSDP" in explained.source
     zero1 = size(_seventy_two_b(Sharding.ZERO1), gpu=MI300X)
     assert zero1.min_gpus == 8  # ZeRO-1 alone would need more GPUs than ZeRO-3
 
