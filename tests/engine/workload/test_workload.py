@@ -293,7 +293,9 @@ def test_micro_batch_size_is_parsed_and_held_to_the_global_batch():
     parsed = workload_from_dict(training(batch_size=512, micro_batch_size=4)).training
     assert parsed is not None
     assert (parsed.batch_size, parsed.micro_batch_size) == (512, 4)
-    assert workload_from_dict(training(batch_size=512)).training.micro_batch_size is None
+    default = workload_from_dict(training(batch_size=512)).training
+    assert default is not None
+    assert default.micro_batch_size is None
     errors = _errors(training(batch_size=16, micro_batch_size=32))
     assert list(errors) == ["training.micro_batch_size"]
     assert _rendered(errors, "training.micro_batch_size") == ["must be at most batch_size (16)"]
