@@ -8,9 +8,12 @@ MB/s = 10^6 bytes/s, compute in FLOPs (and TFLOP/s = 10^12 FLOP/s for GPUs), net
 
 Conventions, each with its source next to the constant or function that applies it:
 
-* Training ``batch_size`` is the global batch; each data-parallel GPU holds ``ceil(batch/gpus)``.
-* ``Sizing.memory_gb`` is the whole job as if one device held one copy of the model states, the
-  whole batch's activations and every request's KV cache; ``memory_per_gpu_gb`` is what each GPU
+* Training ``batch_size`` is the global batch, reached by gradient accumulation: each
+  data-parallel GPU holds one micro-batch (``Sizing.micro_batch``: the one asked for, else the
+  largest power of two up to its share of the batch that fits the GPU given, 1 without one) and
+  runs ``Sizing.accumulation_steps`` of them per optimizer step.
+* ``Sizing.memory_gb`` is the whole job as if one device held one copy of the model states, one
+  micro-batch's activations and every request's KV cache; ``memory_per_gpu_gb`` is what each GPU
   holds after ZeRO sharding (training) or tensor parallelism (inference of transformers).
   Non-transformer models (CNNs, diffusion UNets) are served by whole replicas instead.
 * A custom model (``parameters_billions``) gets a shape derived from its size and

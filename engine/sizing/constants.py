@@ -117,6 +117,26 @@ SOURCE_ACTIVATIONS = (
     "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
     "arXiv:2205.05198, sections 4-5 (eq. 1; full recomputation keeps 2sbh per layer)"
 )
+# The global batch is an optimisation setting reached by gradient accumulation: each
+# data-parallel GPU runs micro-batches of ``micro_batch`` samples and sums their gradients over
+# ``accumulation_steps`` before one optimizer step, so memory holds one micro-batch's activations
+# (Korthikanti et al. size activations per micro-batch; Megatron-LM's global and micro batch
+# sizes; DeepSpeed's train_batch_size = micro batch x accumulation steps x GPUs). The compute per
+# token does not change, so neither does the training time in this model.
+SOURCE_MICRO_BATCH = (
+    "DeepSpeed configuration, train_batch_size = train_micro_batch_size_per_gpu x "
+    "gradient_accumulation_steps x GPUs (deepspeed.ai/docs/config-json); Shoeybi et al. 2019, "
+    "Megatron-LM, arXiv:1909.08053 (global and micro batch sizes); Korthikanti et al. 2022, "
+    "arXiv:2205.05198, section 4 (activations per micro-batch)"
+)
+# When the chosen sharding leaves the model states too large for the GPUs, ZeRO-3 (FSDP)
+# partitions weights, gradients and optimizer states over the data-parallel GPUs, 16 bytes per
+# parameter in mixed-precision Adam divided by their number (ZeRO, section 5.1 and Figure 1).
+SOURCE_SHARDING = (
+    "Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054, sections 5.1-5.2 and Figure 1 (Pos+g+p: "
+    "16 bytes per parameter / data-parallel degree); PyTorch FSDP, Zhao et al. 2023, "
+    "arXiv:2304.11277 (FULL_SHARD)"
+)
 SOURCE_KV = (
     "KV cache = 2 x layers x kv_heads x head_dim x bytes per token; grouped-query attention: "
     "Ainslie et al. 2023, arXiv:2305.13245; sliding window: Jiang et al. 2023, arXiv:2310.06825"

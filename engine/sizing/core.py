@@ -39,9 +39,11 @@ from .explain_memory import explain_memory
 from .fit import (
     check_gpus,
     interconnect_gbps_per_gpu,
+    micro_batch_plan,
     min_gpus_detail,
     tensor_parallel_degrees,
 )
+from .formulas import sharding_of
 from .images import diffusion_throughput
 from .model import ModelFigures, resolve_workload
 from .plan import MemoryPlan, breakdown, memory_plan
@@ -85,13 +87,15 @@ def size(
     if gpus is None:
         gpus = t.gpus if training else (min_n or 1)
     replica = _replica_gpus(plan, gpus, min_replica)
+    if training:
+        plan = micro_batch_plan(plan, gpus, usable)
 
     whole = breakdown(plan.per_gpu(1))
     per_gpu = breakdown(plan.per_gpu(gpus, replica=replica))
     fits = None if usable is None else per_gpu.total * GB <= usable
 
     explain_model(ex, workload, model)
-    explain_memory(ex, workload, model, plan, whole, per_gpu, gpus)
+    explain_memory(ex, workload, model, plan, whole, per_gpu, gpus, usable is not None)
     # Inference: the GPUs of one copy share the model; training: all of them (ZeRO-3).
     model_sharded = _model_sharded(workload, plan, gpus if training else replica, min_n, min_stage)
     if gpu is not None:
@@ -143,6 +147,10 @@ def size(
         mfu=mfu,
         replica_gpus=replica,
         images_per_second=images_per_second,
+        micro_batch=plan.micro_batch_on(gpus) if training else None,
+        accumulation_steps=plan.accumulation_steps(gpus) if training else None,
+        data_parallel=gpus if training else None,
+        sharding=sharding_of(plan.stage).value if training else None,
     )
 
 

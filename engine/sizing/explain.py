@@ -12,7 +12,13 @@ from ..workload import (
 )
 from ..workload.registry import ModelKind
 from .compute import TrainingCompute
-from .constants import MAX_GPUS, SOURCE_FLOPS, SOURCE_ZERO, USABLE_MEMORY_FRACTION
+from .constants import (
+    MAX_GPUS,
+    SOURCE_FLOPS,
+    SOURCE_SHARDING,
+    SOURCE_ZERO,
+    USABLE_MEMORY_FRACTION,
+)
 from .formulas import lora_adapter_parameters
 from .model import SOURCE_DERIVED_SHAPE, SOURCE_SCALED_SHAPE, ModelFigures
 from .plan import MemoryPlan
@@ -188,7 +194,7 @@ def explain_fit(
                 "at least %(n)s x %(gpu)s, assuming ZeRO-3 / FSDP (fully sharded): with the "
                 "chosen sharding the model states do not fit on one GPU"
             ),
-            SOURCE_ZERO,
+            SOURCE_SHARDING,
             n=min_n,
             gpu=gpu.name,
         )

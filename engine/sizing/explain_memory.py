@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from ..i18n import gettext_noop, ngettext_noop
 from ..workload import Optimizer, Precision, TrainingMethod, Workload
 from .constants import (
@@ -16,10 +14,12 @@ from .constants import (
     SOURCE_KV,
     SOURCE_KV_PRECISION,
     SOURCE_LORA,
+    SOURCE_MICRO_BATCH,
     SOURCE_NON_TRANSFORMER,
     SOURCE_OVERHEAD,
     SOURCE_QUANT,
     SOURCE_RECOMPUTE_CNN,
+    SOURCE_SHARDING,
     SOURCE_ZERO,
     WEIGHT_BYTES,
 )
@@ -43,11 +43,13 @@ def explain_memory(
     whole: MemoryBreakdown,
     per_gpu: MemoryBreakdown,
     gpus: int,
+    gpu_given: bool = False,
 ) -> None:
     trained = _explain_weights(ex, workload, model, whole)
     if workload.is_training:
         _explain_model_states(ex, workload, whole, trained)
-        _explain_training_activations(ex, workload, model, plan, whole, gpus)
+        _explain_training_activations(ex, workload, model, plan, whole)
+        _explain_micro_batch(ex, plan, gpus, gpu_given)
     else:
         _explain_inference_memory(ex, workload, model, plan, whole)
     _explain_totals(ex, workload, plan, whole, per_gpu, gpus)
@@ -152,10 +154,10 @@ def _explain_training_activations(
     model: ModelFigures,
     plan: MemoryPlan,
     whole: MemoryBreakdown,
-    gpus: int,
 ) -> None:
     t = workload.training_or_default
     arch = model.arch
+    micro = plan.micro_batch_on(1)
     if arch.is_transformer:
         per_layer = activation_bytes_per_layer(
             t.sequence_length,
@@ -170,42 +172,77 @@ def _explain_training_activations(
             ex,
             "memory.activations",
             gettext_noop(
-                "%(gb)s GB for %(batch)s sequences of %(tokens)s tokens: with gradient "
-                "checkpointing each layer keeps only its input, %(per_layer_mb)s MB per "
+                "%(gb)s GB for a micro-batch of %(micro)s sequences of %(tokens)s tokens: with "
+                "gradient checkpointing each layer keeps only its input, %(per_layer_mb)s MB per "
                 "sequence x %(layers)s layers, plus one layer being recomputed and the "
-                "embedding and output terms; %(per_gpu)s sequences per GPU"
+                "embedding and output terms"
             )
             if t.gradient_checkpointing
             else gettext_noop(
-                "%(gb)s GB for %(batch)s sequences of %(tokens)s tokens: %(per_layer_mb)s "
-                "MB per sequence per layer x %(layers)s layers, plus embedding and output "
-                "terms; %(per_gpu)s sequences per GPU"
+                "%(gb)s GB for a micro-batch of %(micro)s sequences of %(tokens)s tokens: "
+                "%(per_layer_mb)s MB per sequence per layer x %(layers)s layers, plus embedding "
+                "and output terms"
             ),
             SOURCE_ACTIVATIONS,
             gb=r(whole.activations),
-            batch=t.batch_size,
+            micro=micro,
             tokens=t.sequence_length,
             per_layer_mb=r(per_layer / MB, 1),
             layers=arch.layers,
-            per_gpu=math.ceil(t.batch_size / gpus),
         )
     else:
         explain_step(
             ex,
             "memory.activations",
             gettext_noop(
-                "%(gb)s GB: %(per_sample_mb)s MB per sample x %(batch)s samples (registry "
-                "estimate, reduced to 2/sqrt(layers) by gradient checkpointing)"
+                "%(gb)s GB: %(per_sample_mb)s MB per sample x a micro-batch of %(micro)s "
+                "samples (registry estimate, reduced to 2/sqrt(layers) by gradient checkpointing)"
             )
             if t.gradient_checkpointing
             else gettext_noop(
-                "%(gb)s GB: %(per_sample_mb)s MB per sample x %(batch)s samples (registry estimate)"
+                "%(gb)s GB: %(per_sample_mb)s MB per sample x a micro-batch of %(micro)s samples "
+                "(registry estimate)"
             ),
             SOURCE_RECOMPUTE_CNN if t.gradient_checkpointing else SOURCE_NON_TRANSFORMER,
             gb=r(whole.activations),
             per_sample_mb=r(plan.activation_per_sample / MB, 1),
-            batch=t.batch_size,
+            micro=micro,
         )
+
+
+def _explain_micro_batch(
+    ex: list[Explanation], plan: MemoryPlan, gpus: int, gpu_given: bool
+) -> None:
+    """How the global batch is reached: micro-batch x accumulation steps x data-parallel GPUs."""
+    if plan.micro_batch_asked:
+        template = gettext_noop(
+            "global batch of %(batch)s: a micro-batch of %(micro)s samples per GPU (as asked) x "
+            "%(steps)s gradient-accumulation steps x %(gpus)s data-parallel GPUs; memory holds "
+            "one micro-batch"
+        )
+    elif gpu_given:
+        template = gettext_noop(
+            "global batch of %(batch)s: a micro-batch of %(micro)s samples per GPU (the largest "
+            "power of two up to its share of the batch that fits its memory) x %(steps)s "
+            "gradient-accumulation steps x %(gpus)s data-parallel GPUs; memory holds one "
+            "micro-batch"
+        )
+    else:
+        template = gettext_noop(
+            "global batch of %(batch)s: a micro-batch of %(micro)s samples per GPU until a GPU "
+            "is chosen x %(steps)s gradient-accumulation steps x %(gpus)s data-parallel GPUs; "
+            "memory holds one micro-batch"
+        )
+    explain_step(
+        ex,
+        "micro_batch",
+        template,
+        SOURCE_MICRO_BATCH,
+        batch=plan.batch,
+        micro=plan.micro_batch_on(gpus),
+        steps=plan.accumulation_steps(gpus),
+        gpus=gpus,
+    )
 
 
 def _explain_inference_memory(
@@ -297,6 +334,11 @@ def _explain_totals(
         ex,
         "memory.total",
         gettext_noop(
+            "%(gb)s GB for the whole job, as if one device held one copy of the model and one "
+            "micro-batch"
+        )
+        if training
+        else gettext_noop(
             "%(gb)s GB for the whole job, as if one device held one copy of the model and the "
             "whole batch"
         ),
@@ -307,11 +349,9 @@ def _explain_totals(
         templates = {
             0: ngettext_noop(
                 "%(gb)s GB per GPU on %(gpus)s GPU: plain data parallel, every GPU holds all "
-                "model states and its "
-                "share of the batch",
+                "model states and one micro-batch",
                 "%(gb)s GB per GPU on %(gpus)s GPUs: plain data parallel, every GPU holds all "
-                "model states and "
-                "its share of the batch",
+                "model states and one micro-batch",
             ),
             1: ngettext_noop(
                 "%(gb)s GB per GPU on %(gpus)s GPU: ZeRO stage 1 splits the optimizer states",
@@ -349,7 +389,7 @@ def _explain_totals(
         ex,
         "memory_per_gpu.total",
         template,
-        SOURCE_ZERO,
+        SOURCE_SHARDING if training and plan.stage == 3 else SOURCE_ZERO,
         counted_by="gpus",
         gb=r(per_gpu.total),
         gpus=gpus,

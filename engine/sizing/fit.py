@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable, Iterator
 
 from ..i18n import Message, gettext_noop
@@ -94,9 +96,10 @@ def min_gpus_detail(
     plan: MemoryPlan, usable_bytes: float, arch: Architecture
 ) -> tuple[int | None, int, int]:
     """(GPU count, ZeRO stage it assumes, GPUs per model copy: 1 in training). Training is
-    sized with its own sharding unless ZeRO-3 (fully sharded) needs fewer GPUs, e.g. when
-    plain data parallelism cannot hold the model states on one GPU at all; then ZeRO-3 is
-    assumed. Inference: ``_inference_layout``."""
+    sized with one micro-batch per GPU (the plan's: the one asked for, else 1; the global batch
+    is reached by accumulation) and its own sharding unless ZeRO-3 (fully sharded) needs fewer
+    GPUs, e.g. when plain data parallelism cannot hold the model states on one GPU at all; then
+    ZeRO-3 is assumed (``SOURCE_SHARDING``). Inference: ``_inference_layout``."""
     if not plan.training:
         n, replica = _inference_layout(plan, arch, usable_bytes)
         return n, 0, replica
@@ -107,6 +110,25 @@ def min_gpus_detail(
     if own is not None and (sharded is None or own <= sharded):
         return own, plan.stage, 1
     return sharded, 3, 1
+
+
+def micro_batch_plan(
+    plan: MemoryPlan, gpus: int, usable_bytes: float | None, stage: int | None = None
+) -> MemoryPlan:
+    """The plan at the micro-batch each of ``gpus`` training GPUs runs (``SOURCE_MICRO_BATCH``):
+    the one the workload asked for, else the largest power of two up to the GPU's share of the
+    global batch whose total fits ``usable_bytes``, at least 1 (1 when no GPU is given). The
+    global batch then only sets the accumulation steps."""
+    if not plan.training or plan.micro_batch_asked or usable_bytes is None:
+        return plan
+    share = math.ceil(plan.batch / gpus)
+    micro = 1 << (share.bit_length() - 1)  # the largest power of two <= share
+    while micro > 1:
+        candidate = dataclasses.replace(plan, micro_batch=micro)
+        if candidate.total_per_gpu(gpus, stage) <= usable_bytes:
+            return candidate
+        micro //= 2
+    return dataclasses.replace(plan, micro_batch=1)
 
 
 def interconnect_gbps_per_gpu(workload: Workload, *, model_sharded: bool) -> int:

@@ -32,6 +32,11 @@ STAGE = MappingProxyType(
 )
 
 
+def sharding_of(stage: int) -> Sharding:
+    """The sharding choice of a ZeRO stage (the reverse of ``STAGE``)."""
+    return next(sharding for sharding, s in STAGE.items() if s == stage)
+
+
 def zero_model_state_bytes_per_gpu(
     parameters: float, gpus: int, sharding: Sharding, *, k: float = 12.0
 ) -> float:

@@ -32,12 +32,17 @@ class MemoryPlan:
     kv_cache: float  # bytes, all requests
     stage: int  # ZeRO stage (training)
     tensor_parallel: bool  # inference: split weights and KV; False: whole replicas
+    # Training: samples one GPU holds at a time (gradient accumulation reaches the global
+    # ``batch``; ``SOURCE_MICRO_BATCH``), never more than its share of the batch.
+    micro_batch: int = 1
+    micro_batch_asked: bool = False  # the workload's micro_batch_size: not chosen by memory
 
     def per_gpu(self, gpus: int, stage: int | None = None, replica: int = 0) -> tuple[float, ...]:
         """(weights, gradients, optimizer, activations, kv) bytes on one of ``gpus`` GPUs.
 
-        Tensor-parallel inference: ``replica`` GPUs hold one copy of the weights (0: all
-        ``gpus``), and the requests, with their KV cache, are shared by every GPU."""
+        Training: the activations of one micro-batch. Tensor-parallel inference: ``replica``
+        GPUs hold one copy of the weights (0: all ``gpus``), and the requests, with their KV
+        cache, are shared by every GPU."""
         share = math.ceil(self.batch / gpus)
         if self.training:
             s = self.stage if stage is None else stage
@@ -45,7 +50,7 @@ class MemoryPlan:
                 self.weights / gpus if s >= 3 else self.weights,
                 self.gradients / gpus if s >= 2 else self.gradients,
                 self.optimizer_states / gpus if s >= 1 else self.optimizer_states,
-                self.activation_per_sample * share,
+                self.activation_per_sample * self.micro_batch_on(gpus),
                 0.0,
             )
         if self.tensor_parallel:
@@ -57,6 +62,15 @@ class MemoryPlan:
                 self.kv_cache / gpus,
             )
         return (self.weights, 0.0, 0.0, self.activation_per_sample * share, 0.0)
+
+    def micro_batch_on(self, gpus: int) -> int:
+        """Samples per micro-batch on one of ``gpus`` data-parallel GPUs: ``micro_batch``, at
+        most the GPU's share of the global batch."""
+        return max(1, min(self.micro_batch, math.ceil(self.batch / gpus)))
+
+    def accumulation_steps(self, gpus: int) -> int:
+        """Micro-batches each GPU runs per optimizer step to make the global batch."""
+        return math.ceil(self.batch / (self.micro_batch_on(gpus) * gpus))
 
     def total_per_gpu(self, gpus: int, stage: int | None = None, replica: int = 0) -> float:
         base = sum(self.per_gpu(gpus, stage, replica))
@@ -134,6 +148,8 @@ def memory_plan(workload: Workload, model: ModelFigures) -> MemoryPlan:
             kv_cache=0.0,
             stage=STAGE[t.sharding],
             tensor_parallel=False,
+            micro_batch=t.micro_batch_size or 1,
+            micro_batch_asked=t.micro_batch_size is not None,
         )
     inf = workload.inference_or_default
     weights = weight_bytes(model, precision, model.parameters)

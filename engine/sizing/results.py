@@ -88,3 +88,11 @@ class Sizing:
     # Serving a diffusion or vision model: images per second on ``gpus`` x the GpuProfile given
     # (compute-bound); None otherwise.
     images_per_second: float | None = None
+    # Training (None at inference): samples each GPU holds at a time, the micro-batches it runs
+    # per optimizer step to make the global batch, the data-parallel GPUs, and the sharding of
+    # the model states the per-GPU figures assume (a ``Sharding`` value, e.g. "zero3").
+    # Sources: ``SOURCE_MICRO_BATCH`` and ``SOURCE_SHARDING``.
+    micro_batch: int | None = None
+    accumulation_steps: int | None = None
+    data_parallel: int | None = None
+    sharding: str | None = None

@@ -27,6 +27,7 @@ LIMITS: Mapping[str, tuple[float, float]] = MappingProxyType(
         "architecture.context_length": (1, 10_000_000),
         "training.lora_rank": (1, 4_096),
         "training.batch_size": (1, 65_536),
+        "training.micro_batch_size": (1, 65_536),
         "training.sequence_length": (1, 10_000_000),
         "training.gpus": (1, 65_536),
         "training.training_tokens": (1, 1e15),
@@ -63,6 +64,7 @@ MSG_ARCH_NEEDS = gettext_noop(
 MSG_KV_HEADS = gettext_noop("must divide attention_heads (%(heads)s) evenly")
 MSG_EXPERTS_PER_TOKEN = gettext_noop("must be at most experts (%(experts)s)")
 MSG_EXPERTS_NEED_K = gettext_noop("is required when experts is more than 1")
+MSG_MICRO_BATCH = gettext_noop("must be at most batch_size (%(batch)s)")
 MSG_PRETRAIN_FULL = gettext_noop("pretraining trains every weight: method must be full")
 MSG_FULL_PRECISION = gettext_noop(
     "full training needs fp32, bf16, fp16 or fp8 weights; int8 and int4 are for inference or "

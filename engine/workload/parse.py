@@ -149,6 +149,9 @@ def _parse_training(p: _Parser, raw: Any) -> Training | None:
                 "lora_rank": p.integer(obj.get("lora_rank"), "training.lora_rank"),
                 "optimizer": p.choice(obj.get("optimizer"), "training.optimizer", Optimizer),
                 "batch_size": p.integer(obj.get("batch_size"), "training.batch_size"),
+                "micro_batch_size": p.integer(
+                    obj.get("micro_batch_size"), "training.micro_batch_size"
+                ),
                 "sequence_length": p.integer(
                     obj.get("sequence_length"), "training.sequence_length"
                 ),

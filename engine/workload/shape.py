@@ -65,7 +65,9 @@ class Training:
     """A training run.
 
     ``batch_size`` is the global batch: sequences (or samples) per optimizer step across all
-    ``gpus`` data-parallel GPUs, no gradient accumulation; each GPU holds ``ceil(batch/gpus)``.
+    data-parallel GPUs. It is reached by gradient accumulation: each GPU holds one micro-batch
+    at a time, ``micro_batch_size`` when given, else the largest power of two up to its share of
+    the batch that fits its memory (the sizing chooses it and reports the accumulation steps).
     ``training_tokens`` is the total number of tokens processed (all epochs); when it is missing
     the tokens come from ``data`` and ``epochs``.
     """
@@ -74,6 +76,7 @@ class Training:
     lora_rank: int = 16
     optimizer: Optimizer = Optimizer.ADAMW
     batch_size: int = 8
+    micro_batch_size: int | None = None
     sequence_length: int = 2048
     # Activation recomputation (Chen et al. 2016, arXiv:1604.06174): on by default, as in the
     # LoRA/QLoRA fine-tuning recipes (Dettmers et al. 2023, arXiv:2305.14314) and large-model

@@ -16,6 +16,7 @@ from .limits import (
     MSG_KIND_CONTRADICTS_MODEL,
     MSG_KIND_NO_ARCHITECTURE,
     MSG_KV_HEADS,
+    MSG_MICRO_BATCH,
     MSG_MODEL_OR_PARAMETERS,
     MSG_NOT_BOTH,
     MSG_PRETRAIN_FULL,
@@ -117,6 +118,7 @@ def collect_errors(workload: Workload) -> dict[str, list[Message]]:
         for name in (
             "lora_rank",
             "batch_size",
+            "micro_batch_size",
             "sequence_length",
             "gpus",
             "training_tokens",
@@ -124,6 +126,17 @@ def collect_errors(workload: Workload) -> dict[str, list[Message]]:
             "deadline_days",
         ):
             _check_range(errors, f"training.{name}", getattr(training, name))
+        micro = training.micro_batch_size
+        if (
+            micro is not None
+            and micro > training.batch_size
+            and not errors.get("training.micro_batch_size")
+        ):
+            add(
+                errors,
+                "training.micro_batch_size",
+                Message(MSG_MICRO_BATCH, {"batch": training.batch_size}),
+            )
     if workload.is_training:
         training = workload.training_or_default
         if workload.task is Task.PRETRAINING and training.method is not TrainingMethod.FULL:

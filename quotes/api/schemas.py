@@ -11,6 +11,7 @@ from rest_framework import serializers
 from catalog.api.serializers import ExchangeRateSerializer
 from engine.commerce.service_tiers import Coverage
 from engine.performance.results import Verdict
+from engine.workload import Sharding
 from engine.workload.registry import Modality
 from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
 
@@ -65,6 +66,26 @@ class SizingResponseSchema(serializers.Serializer):
     interconnect = InterconnectSchema(allow_null=True)
     large_project = serializers.BooleanField()
     model_sharded = serializers.BooleanField()
+    micro_batch = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Training: samples each GPU holds per forward/backward pass.",
+    )
+    accumulation_steps = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Training: micro-batches per GPU per optimizer step to make the global batch.",
+    )
+    data_parallel = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Training: data-parallel GPUs."
+    )
+    sharding = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="Training: the sharding of the model states the per-GPU memory assumes ("
+        + ", ".join(s.value for s in Sharding)
+        + "); zero3 when the chosen one does not fit.",
+    )
     explanations = ExplanationSchema(many=True)
 
 

@@ -86,7 +86,18 @@ class TrainingSchema(serializers.Serializer):
     method = _choice(TrainingMethod)
     lora_rank = _ranged("training.lora_rank", integer=True, help_text="Default 16.")
     optimizer = _choice(Optimizer)
-    batch_size = _ranged("training.batch_size", integer=True, help_text="Global batch.")
+    batch_size = _ranged(
+        "training.batch_size",
+        integer=True,
+        help_text="Global batch, reached by gradient accumulation: it sets the accumulation "
+        "steps, not the memory.",
+    )
+    micro_batch_size = _ranged(
+        "training.micro_batch_size",
+        integer=True,
+        help_text="Samples per GPU per forward/backward pass, at most batch_size. Default: the "
+        "largest power of two up to each GPU's share of the batch that fits its memory.",
+    )
     sequence_length = _ranged("training.sequence_length", integer=True)
     gradient_checkpointing = serializers.BooleanField(
         required=False,

@@ -62,6 +62,10 @@ def sizing_to_dict(sizing: Sizing, *, render: Render = text) -> dict[str, Any]:
         else {"fabric": interconnect.fabric, "gbps_per_gpu": interconnect.gbps_per_gpu},
         "large_project": sizing.large_project,
         "model_sharded": sizing.model_sharded,
+        "micro_batch": sizing.micro_batch,
+        "accumulation_steps": sizing.accumulation_steps,
+        "data_parallel": sizing.data_parallel,
+        "sharding": sizing.sharding,
         "explanations": explanations_to_list(sizing.explanations, render),
     }
 

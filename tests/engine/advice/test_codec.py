@@ -9,7 +9,7 @@ from types import MappingProxyType
 import pytest
 
 from engine.advice.codec import CodecError, decode, encode
-from engine.advice.pipeline import advise
+from engine.advice.pipeline import advise, sized_on
 from engine.assumptions import region_defaults
 from engine.build.builder import BuildResult, Environment
 from engine.i18n import Message
@@ -58,6 +58,31 @@ def test_sizing_and_options_read_back_equal(raw):
     assert [e.message.render() for e in again.explanations] == [
         e.message.render() for e in advice.sizing.explanations
     ]
+
+
+def test_the_training_plan_reads_back_with_the_sizing():
+    workload = workload_from_dict(
+        {
+            "task": "fine_tuning",
+            "model": "llama-3.1-8b",
+            "training": {"method": "full", "batch_size": 512, "training_tokens": 10**9},
+        }
+    )
+    sizing = sized_on(workload, make.h100_sxm(), 8, explain=True)
+    assert sizing.micro_batch is not None
+    assert sizing.micro_batch >= 1
+    assert sizing.accumulation_steps == -(-512 // (sizing.micro_batch * 8))
+    assert (sizing.data_parallel, sizing.sharding) == (8, "zero3")
+    again = decode(Sizing, _stored(sizing))
+    assert again == sizing
+    assert (again.micro_batch, again.accumulation_steps, again.sharding) == (
+        sizing.micro_batch,
+        sizing.accumulation_steps,
+        "zero3",
+    )
+    # A result stored before these figures existed still reads back (as unknown).
+    old = {k: v for k, v in _stored(sizing).items() if k not in ("micro_batch", "sharding")}
+    assert (decode(Sizing, old).micro_batch, decode(Sizing, old).sharding) == (None, None)
 
 
 def test_a_tco_result_reads_back_equal_with_its_decimals_exact():

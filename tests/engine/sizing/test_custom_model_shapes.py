@@ -40,7 +40,8 @@ from engine.workload import (
 from engine.workload.registry import Architecture, ModelEntry, ModelKind, all_models, get_model
 from tests.engine.sizing.sizing_figures import H100
 
-NO_RECOMPUTE = Training(gradient_checkpointing=False)  # default batch 8 x 2048 tokens
+# Micro-batches of all 8 sequences of the default batch, 2048 tokens each.
+NO_RECOMPUTE = Training(gradient_checkpointing=False, micro_batch_size=8)
 
 
 def _custom(
@@ -354,7 +355,11 @@ def test_custom_diffusion_model_scales_sdxl_per_image_memory_and_gives_images_pe
     assert "Stable Diffusion XL" in _model_explanation(serving).message.render()
 
     training = size(
-        _custom(billions=2, kind=ModelKind.DIFFUSION, training=Training(batch_size=4)),
+        _custom(
+            billions=2,
+            kind=ModelKind.DIFFUSION,
+            training=Training(batch_size=4, micro_batch_size=4),
+        ),
     )
     per_training_image = SDXL_TRAINING_ELEMENTS * scale * 2
     # Gradient checkpointing keeps 2/sqrt(layers) of them (SDXL's 70 transformer blocks).

@@ -173,12 +173,14 @@ def test_gradient_checkpointing_keeps_layer_inputs_plus_one_layer():
 
 
 def test_resnet50_activations_use_the_registry_per_image_estimate():
-    training = Training(batch_size=256, gpus=8, gradient_checkpointing=False)
+    training = Training(batch_size=256, micro_batch_size=256, gpus=8, gradient_checkpointing=False)
     workload = Workload(task=Task.FINE_TUNING, model="resnet-50", training=training)
     sizing = size(workload)
     per_image = 21_073_920 * 2  # elements x 2 bytes (16-bit)
     assert sizing.memory_gb.activations == pytest.approx(256 * per_image / GB)
+    # A micro-batch never exceeds the GPU's share of the global batch: 256 / 8.
     assert sizing.memory_per_gpu_gb.activations == pytest.approx(32 * per_image / GB)
+    assert (sizing.micro_batch, sizing.accumulation_steps) == (32, 1)
     assert sizing.memory_gb.kv_cache == 0
     checkpointed = size(replace(workload, training=replace(training, gradient_checkpointing=True)))
     assert checkpointed.memory_gb.activations == pytest.approx(

@@ -49,6 +49,7 @@ def test_full_training_workload_parses_every_field():
                 "lora_rank": 32,
                 "optimizer": "adamw_8bit",
                 "batch_size": 16,
+                "micro_batch_size": 2,
                 "sequence_length": 4096,
                 "gradient_checkpointing": True,
                 "sharding": "zero2",
@@ -70,6 +71,7 @@ def test_full_training_workload_parses_every_field():
             lora_rank=32,
             optimizer=Optimizer.ADAMW_8BIT,
             batch_size=16,
+            micro_batch_size=2,
             sequence_length=4096,
             gradient_checkpointing=True,
             sharding=Sharding.ZERO2,
@@ -361,6 +363,24 @@ def test_batch_size_is_accepted_exactly_within_its_limits(batch_size):
         with pytest.raises(WorkloadError) as caught:
             workload_from_dict(data)
         assert list(caught.value.errors) == ["training.batch_size"]
+
+
+def test_micro_batch_size_is_parsed_and_held_to_the_global_batch():
+    def training(**fields: Any) -> dict[str, Any]:
+        return {"task": "pretraining", "model": "llama-3.2-1b", "training": fields}
+
+    parsed = workload_from_dict(training(batch_size=512, micro_batch_size=4)).training
+    assert parsed is not None
+    assert (parsed.batch_size, parsed.micro_batch_size) == (512, 4)
+    default = workload_from_dict(training(batch_size=512)).training
+    assert default is not None
+    assert default.micro_batch_size is None
+    errors = _errors(training(batch_size=16, micro_batch_size=32))
+    assert list(errors) == ["training.micro_batch_size"]
+    assert _rendered(errors, "training.micro_batch_size") == ["must be at most batch_size (16)"]
+    assert list(_errors(training(micro_batch_size=0))) == ["training.micro_batch_size"]
+    assert list(_errors(training(micro_batch_size=1.5))) == ["training.micro_batch_size"]
+    assert LIMITS["training.micro_batch_size"] == LIMITS["training.batch_size"]
 
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)

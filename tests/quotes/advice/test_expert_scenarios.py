@@ -700,6 +700,125 @@ SCENARIOS = [
         "MLPerf Training v5.0, github.com/mlcommons/training_results_v5.0",
         trains_in=("B200 SXM 180GB (HGX B200)", 11.24),
     ),
+    # --- Micro-batches and sharding ---------------------------------------------------------------
+    # Memory holds one micro-batch per GPU; the global batch is reached by gradient accumulation
+    # (DeepSpeed: train_batch_size = micro batch x accumulation steps x GPUs), so it sets the
+    # accumulation steps, not the build. Model states: 16 bytes per parameter in mixed-precision
+    # Adam (Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054, Figure 1), divided by the GPUs under
+    # ZeRO-3; activations per micro-batch (Korthikanti et al. 2022, arXiv:2205.05198, section 4).
+    Scenario(
+        "1B pre-training on 100B tokens in 30 days, global batch 16",
+        {
+            "task": "pretraining",
+            "model": "llama-3.2-1b",
+            "training": {
+                "training_tokens": 100 * 10**9,
+                "deadline_days": 30,
+                "batch_size": 16,
+                "sequence_length": 2048,
+            },
+        },
+        EXPERIMENT,
+        "1.24B parameters x 16 bytes is about 20 GB of model states, and one 2,048-token "
+        "sequence about 1.3 GB of activations with recomputation: on three 48 GB cards each "
+        "takes 6 sequences as two micro-batches of 4; 8 x 1.24e9 x 1e11 = 9.9e20 FLOPs in 30 "
+        "days needs 2-3 current cards in one box",
+        max_gpus=4,
+        servers=(1, 1),
+        fabric=False,
+        within_deadline=True,
+    ),
+    Scenario(
+        "1B pre-training on 100B tokens in 30 days, global batch 512",
+        {
+            "task": "pretraining",
+            "model": "llama-3.2-1b",
+            "training": {
+                "training_tokens": 100 * 10**9,
+                "deadline_days": 30,
+                "batch_size": 512,
+                "sequence_length": 2048,
+            },
+        },
+        EXPERIMENT,
+        "the same tokens and deadline as at batch 16: on three 48 GB cards 512 sequences are 22 "
+        "accumulation steps of micro-batches of 8, the same small box (it was 782 GB held at "
+        "once and 8 MI300X for 228,000 EUR)",
+        max_gpus=4,
+        servers=(1, 1),
+        fabric=False,
+        within_deadline=True,
+    ),
+    Scenario(
+        "72B full fine-tune, ZeRO-3, global batch 256 x 4,096 in 10 days",
+        {
+            "task": "fine_tuning",
+            "model": "qwen2.5-72b",
+            "training": {
+                "method": "full",
+                "sharding": "zero3",
+                "batch_size": 256,
+                "sequence_length": 4096,
+                "training_tokens": 5 * 10**9,
+                "deadline_days": 10,
+            },
+        },
+        PRODUCTION,
+        "72.7e9 x 16 bytes = 1.16 TB of states, 145 GB per GPU over 8 with ZeRO-3, plus one "
+        "4,096-token micro-batch (about 9 GB with recomputation): one 8-GPU server of 192 GB "
+        "cards, about 8 days for 2.2e21 FLOPs (it was 2,347 GB of activations held at once and "
+        "three servers)",
+        gpu_families=DENSE_TRAINING_GPUS,
+        max_gpus=8,
+        gpus_per_server=(8, 8),
+        servers=(1, 1),
+        fabric=False,
+        within_deadline=True,
+    ),
+    Scenario(
+        "13B full fine-tune asked unsharded, global batch 1,024 x 4,096",
+        {
+            "task": "fine_tuning",
+            "model": "llama-2-13b",
+            "training": {
+                "method": "full",
+                "sharding": "none",
+                "batch_size": 1024,
+                "sequence_length": 4096,
+            },
+        },
+        PRODUCTION,
+        "13e9 x 16 bytes = 208 GB of states fit no GPU unsharded: ZeRO-3 over the GPUs of one "
+        "server (26 GB each over 8) before adding servers, with about 3 GB per 4,096-token "
+        "micro-batch; never three servers for a batch that accumulation reaches",
+        max_gpus=8,
+        servers=(1, 1),
+        fabric=False,
+    ),
+    Scenario(
+        "8B full fine-tune, micro-batch 4 asked, global batch 256 x 8,192",
+        {
+            "task": "fine_tuning",
+            "model": "llama-3.1-8b",
+            "training": {
+                "method": "full",
+                "batch_size": 256,
+                "micro_batch_size": 4,
+                "sequence_length": 8192,
+                "training_tokens": 2 * 10**9,
+                "deadline_days": 7,
+            },
+        },
+        EXPERIMENT,
+        "8.03e9 x 16 bytes = 128 GB of states and 4 sequences of 8,192 tokens (about 31 GB): "
+        "sharded over one 8-GPU server, 64 accumulation steps make the batch; it was 1.96 TB of "
+        "activations and two to five servers",
+        max_gpus=8,
+        servers=(1, 1),
+        fabric=False,
+        within_deadline=True,
+    ),
+    # --- End of micro-batches and sharding ------------------------------------------------------
     # --- Budgets that cannot be met ---------------------------------------------------------------
     Scenario(
         "405B on a 20,000 EUR budget",

@@ -129,6 +129,23 @@ def test_sizing_for_a_gpu_memory_size(client):
     assert body["min_gpus"] == 2
 
 
+def test_sizing_reports_the_micro_batch_accumulation_and_sharding(client):
+    training = {"batch_size": 512, "gpus": 8, "training_tokens": 10**9}
+    data = {"task": "pretraining", "model": "llama-3.2-1b", "training": training}
+    body = client.post(SIZING, data, content_type="application/json").json()
+    # No GPU named: one sequence per GPU, the global batch reached by accumulation.
+    assert (body["micro_batch"], body["accumulation_steps"]) == (1, 64)
+    assert (body["data_parallel"], body["sharding"]) == (8, "none")
+    asked = data | {"training": training | {"micro_batch_size": 4}}
+    body = client.post(SIZING, asked, content_type="application/json").json()
+    assert (body["micro_batch"], body["accumulation_steps"], body["data_parallel"]) == (4, 16, 8)
+    explained = {item["key"]: item for item in body["explanations"]}
+    assert "DeepSpeed" in explained["micro_batch"]["source"]
+    serving = client.post(SIZING, LLAMA_70B_SERVING, content_type="application/json").json()
+    assert serving["micro_batch"] is None
+    assert serving["sharding"] is None
+
+
 @pytest.mark.parametrize(
     ("payload", "field", "fragment"),
     [
@@ -139,6 +156,15 @@ def test_sizing_for_a_gpu_memory_size(client):
             {"task": "fine_tuning", "model": "llama-2-7b", "training": {"batch_size": 0}},
             "training.batch_size",
             "65536",
+        ),
+        (
+            {
+                "task": "fine_tuning",
+                "model": "llama-2-7b",
+                "training": {"batch_size": 8, "micro_batch_size": 16},
+            },
+            "training.micro_batch_size",
+            "batch_size",
         ),
         ({"task": "inference", "model": "llama-2-7b", "gpu": "NOPE"}, "gpu", "NOPE"),
         ({"task": "inference", "model": "llama-2-7b", "gpus": 0}, "gpus", "1"),
