@@ -33,6 +33,7 @@ from engine.sizing import (
     min_gpus,
     size,
 )
+from engine.sizing.training_plan import TrainingPlan, training_plan
 from engine.tco import JobCost, TcoConfiguration, TcoInputError, TcoResult, job_cost
 from engine.workload import Workload, WorkloadError
 from quotes.advice.inputs import DEFAULT_CURRENCY
@@ -60,6 +61,7 @@ class Reach:
 class SizingAnswer:
     sizing: Sizing  # its ``min_gpus`` for GPUs of ``gpu_memory_gb`` when that was asked
     reach: Reach | None  # serving (not training) on a catalog GPU given
+    plan: TrainingPlan | None = None  # training: how it runs on the GPUs it is sized for
 
 
 def reach_on(workload: Workload, gpu: GpuProfile, gpus: int) -> Reach:
@@ -89,7 +91,7 @@ def sizing_answer(
         reach = reach_on(workload, profile, gpus or sizing.gpus)
     if gpu_memory_gb is not None:
         sizing = replace(sizing, min_gpus=min_gpus(workload, gpu_memory_gb=gpu_memory_gb))
-    return SizingAnswer(sizing=sizing, reach=reach)
+    return SizingAnswer(sizing=sizing, reach=reach, plan=training_plan(sizing, workload))
 
 
 # --- Configurations -------------------------------------------------------------------------------

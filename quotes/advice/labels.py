@@ -46,7 +46,7 @@ from engine.commerce.service_tiers import COVERAGE_LABELS, Coverage
 from engine.tco import Category, Way
 from engine.tco.inputs import SensitivityParameter
 from engine.tco.market import MarketPosition
-from engine.workload import Precision, Task, TrainingMethod
+from engine.workload import Precision, Sharding, Task, TrainingMethod
 
 V = TypeVar("V")
 
@@ -158,6 +158,15 @@ TRAINING_METHOD_LABELS: Mapping[str, Promise] = _labels(
         TrainingMethod.FULL: _("full training"),
         TrainingMethod.LORA: _("LoRA"),
         TrainingMethod.QLORA: _("QLoRA"),
+    }
+)
+# How the data-parallel GPUs share the model states (ZeRO stages; FSDP is ZeRO-3).
+SHARDING_LABELS: Mapping[str, Promise] = _labels(
+    {
+        Sharding.NONE: _("none: every GPU holds the whole model states"),
+        Sharding.ZERO1: _("ZeRO-1: optimizer states split between the GPUs"),
+        Sharding.ZERO2: _("ZeRO-2: optimizer states and gradients split between the GPUs"),
+        Sharding.ZERO3: _("ZeRO-3 / FSDP: the whole model states split between the GPUs"),
     }
 )
 # Number formats are written the same in every language.

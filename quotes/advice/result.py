@@ -22,7 +22,9 @@ from engine.commerce.exchange import DatedRate
 from engine.money import Money
 from engine.performance.results import Performance
 from engine.sizing import Sizing
+from engine.sizing.training_plan import TrainingPlan, training_plan
 from engine.tco import JobCost, ManagedOffer, TcoResult
+from engine.workload import WorkloadError, workload_from_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,18 @@ class AdviceResult:
     @property
     def chosen(self) -> BuiltOption | None:
         return next((o for o in self.build.options if o.tier == self.chosen_tier), None)
+
+    @property
+    def training_plan(self) -> TrainingPlan | None:
+        """How the training job runs on the chosen option's GPUs (None: a service, no option,
+        or a stored workload this engine no longer reads)."""
+        if self.on_recommended is None:
+            return None
+        try:
+            workload = workload_from_dict(self.inputs.workload)
+        except WorkloadError:
+            return None
+        return training_plan(self.on_recommended, workload)
 
     @property
     def recommendation(self) -> Recommendation | None:

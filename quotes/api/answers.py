@@ -15,11 +15,13 @@ from quotes.advice.presenters import (
     reserved_cloud_price_to_dict,
     sizing_to_dict,
     tco_to_dict,
+    training_plan_to_dict,
 )
 
 
 def sizing_answer_to_dict(answer: SizingAnswer) -> dict[str, Any]:
     body = sizing_to_dict(answer.sizing)
+    body["training_plan"] = training_plan_to_dict(answer.plan)
     if answer.reach is not None:
         body["max_context_length"] = answer.reach.max_context_length
         body["max_concurrent_requests"] = answer.reach.max_concurrent_requests

@@ -37,6 +37,34 @@ class InterconnectSchema(serializers.Serializer):
     gbps_per_gpu = serializers.IntegerField()
 
 
+class TrainingPlanSchema(serializers.Serializer):
+    gpus = serializers.IntegerField(help_text="The GPUs the plan runs on.")
+    global_batch = serializers.IntegerField(help_text="Samples per optimizer step, as asked.")
+    micro_batch = serializers.IntegerField(help_text="Samples each GPU holds per pass.")
+    accumulation_steps = serializers.IntegerField(
+        help_text="Micro-batches each GPU runs per optimizer step."
+    )
+    data_parallel = serializers.IntegerField()
+    tensor_parallel = serializers.IntegerField(help_text="1: the engine shards with ZeRO/FSDP.")
+    pipeline_parallel = serializers.IntegerField(help_text="1: no pipeline stages.")
+    sharding = serializers.ChoiceField(choices=[s.value for s in Sharding])
+    mfu = serializers.FloatField(help_text="Share of the GPU's peak the run reaches.")
+    mfu_source = serializers.CharField()
+    goodput = serializers.FloatField(help_text="Share of the wall-clock time that trains.")
+    goodput_source = serializers.CharField()
+    hours = serializers.FloatField(allow_null=True, help_text="Wall clock, interruptions included.")
+    units_per_second = serializers.FloatField(
+        allow_null=True, help_text="Tokens (samples when per_sample) the cluster trains per second."
+    )
+    per_sample = serializers.BooleanField()
+    deadline_hours = serializers.FloatField(allow_null=True)
+    margin = serializers.FloatField(
+        allow_null=True, help_text="deadline / hours - 1: the share of the deadline to spare."
+    )
+    meets_deadline = serializers.BooleanField(allow_null=True)
+    tight = serializers.BooleanField(help_text="Met with less than 10 % to spare.")
+
+
 class SizingResponseSchema(serializers.Serializer):
     memory_gb = MemorySchema(help_text="Whole job, GB = 10^9 bytes.")
     memory_per_gpu_gb = MemorySchema(help_text="Per GPU after sharding, GB = 10^9 bytes.")
@@ -85,6 +113,11 @@ class SizingResponseSchema(serializers.Serializer):
         help_text="Training: the sharding of the model states the per-GPU memory assumes ("
         + ", ".join(s.value for s in Sharding)
         + "); zero3 when the chosen one does not fit.",
+    )
+    training_plan = TrainingPlanSchema(
+        required=False,
+        allow_null=True,
+        help_text="Training: how the job runs on the GPUs it is sized for (null at inference).",
     )
     explanations = ExplanationSchema(many=True)
 

@@ -22,6 +22,7 @@ from engine.build.builder import BuiltOption, Tier
 from engine.build.cluster.lines import LineRole
 from engine.commerce.service_tiers import monthly_with_service
 from engine.sizing import MemoryBreakdown
+from engine.sizing.training_plan import TrainingPlan
 from gpuquote.core.formatting import number_localized
 from quotes.advice.answer import answer_context
 from quotes.advice.checklist import checklist_evaluate
@@ -33,6 +34,7 @@ from quotes.advice.labels import (
     MEMORY_LABELS,
     PART_KIND_LABELS,
     PRECISION_NAMES,
+    SHARDING_LABELS,
     STACK_LINE_LABELS,
     TASK_LABELS,
     TIER_HELP,
@@ -49,6 +51,7 @@ from quotes.advice.presenters import (
     recommendation_to_dict,
     sizing_to_dict,
     text,
+    training_plan_to_dict,
 )
 from quotes.advice.result import AdviceResult
 from quotes.models import WizardResult
@@ -353,6 +356,7 @@ def result_context(
         "tier_notes": build["notes"],
         "tco": tco,
         "is_training": is_training,
+        "training_plan": training_plan_view(advice.training_plan),
         "on_recommended": on_recommended,
         "on_workstation": on_workstation,
         "recommended_time": duration_text(
@@ -379,4 +383,17 @@ def result_context(
         "region_name": REGION_NAMES.get(inputs.region, inputs.region),
         "utilization_pct": inputs.utilization * 100,
         "answer_rows": _answer_rows(result, advice),
+    }
+
+
+def training_plan_view(plan: TrainingPlan | None) -> dict[str, Any] | None:
+    """The training plan as the result page reads it: the engine's figures, the sharding in
+    words and the durations in the reader's language."""
+    if plan is None:
+        return None
+    figures = training_plan_to_dict(plan) or {}
+    return figures | {
+        "sharding_label": SHARDING_LABELS.get(plan.sharding, plan.sharding),
+        "duration": duration_text(plan.hours),
+        "deadline": duration_text(plan.deadline_hours),
     }

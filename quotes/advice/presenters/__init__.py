@@ -22,6 +22,7 @@ from quotes.advice.presenters.needs import (
     explanations_to_list,
     model_entry_to_dict,
     sizing_to_dict,
+    training_plan_to_dict,
 )
 from quotes.advice.presenters.options import (
     build_to_dict,
@@ -80,4 +81,5 @@ __all__ = [
     "sizing_to_dict",
     "tco_to_dict",
     "text",
+    "training_plan_to_dict",
 ]

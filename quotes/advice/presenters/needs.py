@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.sizing import Explanation, MemoryBreakdown, Sizing
+from engine.sizing.training_plan import TrainingPlan
 from engine.workload.registry import ARCHITECTURE_FIELDS, ModelEntry
 from quotes.advice.presenters.words import Render, number, text
 
@@ -67,6 +68,35 @@ def sizing_to_dict(sizing: Sizing, *, render: Render = text) -> dict[str, Any]:
         "data_parallel": sizing.data_parallel,
         "sharding": sizing.sharding,
         "explanations": explanations_to_list(sizing.explanations, render),
+    }
+
+
+def training_plan_to_dict(plan: TrainingPlan | None) -> dict[str, Any] | None:
+    """How a training job runs on the GPUs it is sized for (``engine.sizing.training_plan``)."""
+    if plan is None:
+        return None
+    return {
+        "gpus": plan.gpus,
+        "global_batch": plan.global_batch,
+        "micro_batch": plan.micro_batch,
+        "accumulation_steps": plan.accumulation_steps,
+        "data_parallel": plan.data_parallel,
+        "tensor_parallel": plan.tensor_parallel,
+        "pipeline_parallel": plan.pipeline_parallel,
+        "sharding": plan.sharding,
+        "mfu": number(plan.mfu, 4),
+        "mfu_source": plan.mfu_source,
+        "goodput": number(plan.goodput, 6),
+        "goodput_source": plan.goodput_source,
+        "hours": None if plan.hours is None else number(plan.hours),
+        "units_per_second": None
+        if plan.units_per_second is None
+        else number(plan.units_per_second),
+        "per_sample": plan.per_sample,
+        "deadline_hours": None if plan.deadline_hours is None else number(plan.deadline_hours),
+        "margin": None if plan.margin is None else number(plan.margin, 4),
+        "meets_deadline": plan.meets_deadline,
+        "tight": plan.tight,
     }
 
 

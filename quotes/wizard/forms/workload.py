@@ -135,6 +135,11 @@ class ProjectForm(WizardStepForm):
         path="training.batch_size",
         label=_("Batch size (sequences per training step, all GPUs together)"),
         initial=TRAINING_DEFAULTS.batch_size,
+        help_text=_(
+            "How many examples the model learns from at each step. The GPUs do not hold them all "
+            "at once: each takes a small micro-batch at a time and adds up what it learned "
+            "(gradient accumulation), so a larger batch barely changes the hardware."
+        ),
     )
     sequence_length = WholeNumberField(
         path="training.sequence_length",

@@ -2,8 +2,6 @@
 millisecond.
 """
 
-import timeit
-
 from engine.sizing import size
 from engine.workload import Task, Workload, workload_from_dict
 from tests.engine.sizing.sizing_figures import H100
@@ -63,16 +61,3 @@ def test_custom_model_without_architecture_says_which_shape_it_assumed():
     assert 60 <= params["layers"] <= 80
     assert 8192 <= params["hidden"] <= 9216
     assert params["kv_heads"] == 8
-
-
-def test_size_runs_well_under_a_millisecond():
-    workload = workload_from_dict(
-        {
-            "task": "pretraining",
-            "model": "llama-3.1-405b",
-            "training": {"gpus": 16384, "sharding": "zero3", "training_tokens": 15.6e12},
-        }
-    )
-    size(workload, gpu=H100)
-    per_call = timeit.timeit(lambda: size(workload, gpu=H100), number=300) / 300
-    assert per_call < 1e-3

@@ -146,6 +146,28 @@ def test_sizing_reports_the_micro_batch_accumulation_and_sharding(client):
     assert serving["sharding"] is None
 
 
+def test_sizing_on_a_gpu_returns_the_training_plan_with_its_deadline(client):
+    gpu_make(sku="H100-TEST", memory_gb=80)
+    training = {"batch_size": 512, "gpus": 8, "training_tokens": 10**10, "deadline_days": 30}
+    data = {"task": "pretraining", "model": "llama-3.2-1b", "training": training}
+    body = client.post(SIZING, data | {"gpu": "H100-TEST"}, content_type="application/json").json()
+
+    plan = body["training_plan"]
+    assert (plan["micro_batch"], plan["accumulation_steps"]) == (
+        body["micro_batch"], body["accumulation_steps"],
+    )  # fmt: skip
+    assert (plan["gpus"], plan["global_batch"], plan["tensor_parallel"]) == (8, 512, 1)
+    assert plan["hours"] == body["training_hours"]
+    assert plan["units_per_second"] == pytest.approx(10**10 / (body["training_hours"] * 3600), 1e-3)
+    assert plan["margin"] == pytest.approx(30 * 24 / body["training_hours"] - 1, 1e-3)
+    assert plan["meets_deadline"] is True
+    assert 0 < plan["goodput"] < 1
+    explained = {item["key"]: item for item in body["explanations"]}
+    assert plan["mfu_source"] == explained["training_hours"]["source"]
+    serving = client.post(SIZING, LLAMA_70B_SERVING, content_type="application/json").json()
+    assert serving["training_plan"] is None
+
+
 @pytest.mark.parametrize(
     ("payload", "field", "fragment"),
     [
