@@ -36,4 +36,3 @@ def test_the_dashboard_filter_dates_render_iso(language):
 
     assert html.count('value="2027-01-04"') == 2
     assert html.count('type="date"') == 2
-
