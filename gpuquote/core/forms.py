@@ -50,6 +50,30 @@ class MultiLineField(forms.CharField):
     default_validators = [multi_line_validator]
 
 
+# The browser's date picker, <input type="date">, reads and sends its value as YYYY-MM-DD
+# whatever the page's language (HTML Living Standard, "Date state (type=date)": the
+# value is a valid date string). Django's DateInput otherwise renders the first of the active
+# language's DATE_INPUT_FORMATS ("04/01/2027" in French), which the browser discards: the field
+# shows empty and, when required, blocks the form. Parsing still accepts ISO in every language
+# (django.utils.formats adds the ISO input formats to each locale's).
+ISO_DATE = "%Y-%m-%d"
+
+
+class DatePickerInput(forms.DateInput):
+    """``<input type="date">`` with its value always in ISO form."""
+
+    input_type = "date"
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs, format=ISO_DATE)
+
+
+class DatePickerField(forms.DateField):
+    """A date typed with the browser's date picker, in any language."""
+
+    widget = DatePickerInput
+
+
 class BoundedJSONField(forms.JSONField):
     """JSON typed into a form, held to the API parser's limits (size, depth, keys, surrogates,
     huge integers): staff paste the API's workload JSON, and it must not exhaust the server."""

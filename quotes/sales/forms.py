@@ -21,6 +21,7 @@ from gpuquote.core.forms import (
     BoundedDecimalField,
     BoundedIntegerField,
     BoundedJSONField,
+    DatePickerField,
     MultiLineField,
     SingleLineField,
 )
@@ -46,12 +47,8 @@ class DashboardFilterForm(forms.Form):
     origin = forms.ChoiceField(
         label=_("Origin"), required=False, choices=[("", _("all")), *QuoteOrigin.choices]
     )
-    created_from = forms.DateField(
-        label=_("Created from"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
-    created_to = forms.DateField(
-        label=_("Created until"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    created_from = DatePickerField(label=_("Created from"), required=False)
+    created_to = DatePickerField(label=_("Created until"), required=False)
 
 
 class QuoteCreateForm(VatNumberMatchesCountry, forms.Form):
@@ -132,9 +129,7 @@ class LineRemoveForm(forms.Form):
 
 class TermsForm(forms.Form):
     discount_pct = BoundedDecimalField(label=_("Quote discount (%)"), **PCT)
-    valid_until = forms.DateField(
-        label=_("Valid until"), widget=forms.DateInput(attrs={"type": "date"})
-    )
+    valid_until = DatePickerField(label=_("Valid until"))
     contract_months = BoundedIntegerField(
         label=_("Contract length (months)"), min_value=1, max_value=MAX_CONTRACT_MONTHS
     )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -128,7 +129,11 @@ def dashboard(request: SalesRequest) -> HttpResponse:
             "form": form,
             "page": page,
             "query": query.urlencode(),
-            "counts": quote_status_counts(),
+            # Each status's chip: its value (the filter's), its label in the page's language.
+            "counts": [
+                (status, status_label(status), count)
+                for status, count in quote_status_counts().items()
+            ],
             "requests": quote_requests_new_summaries(limit=20),
             # The approval queue, for those who may approve: the sales managers (the group
             # setup_roles gives quotes.approve_discount) and the admin. The role, not has_perm:
@@ -207,6 +212,7 @@ def _quote_or_404(pk: int) -> Quote:
 def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
     quote = _quote_or_404(pk)
     revision = quote.revision
+    revisions = list(quote_revisions_get(quote=quote))
     context: dict[str, Any] = {"quote": quote, "revision": revision, "pricing_error": ""}
     try:
         context |= quote_document_context(quote=quote, revision=revision)
@@ -267,7 +273,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         ],
         # Catalog prices past PRICE_STALE_DAYS: the frozen line price may need confirming.
         "price_ages": price_ages_get(currency=quote.currency),
-        "revisions": quote_revisions_get(quote=quote),
+        "revisions": revisions,
         # Three forms on one page: distinct ids, so every label points at its own field.
         "part_form": PartLineForm(auto_id="part_%s", initial={"quantity": 1, "discount_pct": 0}),
         "service_form": ServiceLineForm(
@@ -295,7 +301,10 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         **_workload_context(quote),
         "managed": _managed_context(quote),
         "answer": answer_context((quote.snapshot or {}).get("recommendation")),
-        "public_path": services.quote_public_url(quote),
+        # The customer's link as the e-mail gives it, ready to paste; it opens once a revision
+        # was sent (before that the customer page answers 404).
+        "public_url": settings.SITE_URL.rstrip("/") + services.quote_public_url(quote),
+        "ever_sent": any(item.sent_at is not None for item in revisions),
     }
     return render(request, "staff/quote_detail.html", context)
 

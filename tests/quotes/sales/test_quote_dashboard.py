@@ -101,7 +101,7 @@ def test_a_manager_sees_the_quotes_waiting_for_approval(client, rep, manager):
     assert f'id="approval-{waiting.pk}"' in queue
     assert f'href="/staff/quotes/{waiting.pk}/"' in queue
     assert f'action="/staff/quotes/{waiting.pk}/approve/"' in queue
-    assert "15 %" in queue
+    assert "15&nbsp;%" in queue  # the figure and its unit on one line
     assert f'id="approval-{within.pk}"' not in queue
     assert f'id="approval-{approved.pk}"' not in queue
 
