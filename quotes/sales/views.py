@@ -11,7 +11,6 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -303,7 +302,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         "answer": answer_context((quote.snapshot or {}).get("recommendation")),
         # The customer's link as the e-mail gives it, ready to paste; it opens once a revision
         # was sent (before that the customer page answers 404).
-        "public_url": settings.SITE_URL.rstrip("/") + services.quote_public_url(quote),
+        "public_url": services.quote_customer_link(quote),
         "ever_sent": any(item.sent_at is not None for item in revisions),
     }
     return render(request, "staff/quote_detail.html", context)

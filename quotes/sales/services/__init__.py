@@ -32,6 +32,7 @@ from quotes.sales.services.lines import (
 from quotes.sales.services.notify import (
     approval_waiting_notify,
     quote_answer_notify,
+    quote_customer_link,
     quote_email_send,
     quote_public_url,
     quote_request_notify,
@@ -64,6 +65,7 @@ __all__ = [
     "quote_create_from_request",
     "quote_create_from_result",
     "quote_customer_answer",
+    "quote_customer_link",
     "quote_customer_update",
     "quote_discount_approve",
     "quote_email_send",

@@ -42,7 +42,7 @@ def quote_email_send(*, quote_id: int, revision_id: int) -> bool:
             return False
         with translation.override(quote.language):
             document = quote_pdf_render(quote=quote, revision=revision)
-            link = settings.SITE_URL.rstrip("/") + quote_public_url(quote)
+            link = quote_customer_link(quote)
             context = {"quote": quote, "revision": revision, "link": link}
             # One line whatever a stored name holds: a line break would be a BadHeaderError.
             subject = single_line(render_to_string("email/quote_subject.txt", context))
@@ -174,6 +174,12 @@ def quote_request_notify(*, request_id: int) -> bool:
         request.staff_notified_at = timezone.now()
         request.save(update_fields=["staff_notified_at"])
     return True
+
+
+def quote_customer_link(quote: Quote) -> str:
+    """The customer's private link as the e-mail gives it and staff paste it: ``SITE_URL`` and
+    the quote's path (it opens once a revision was sent)."""
+    return settings.SITE_URL.rstrip("/") + quote_public_url(quote)
 
 
 def quote_public_url(quote: Quote) -> str:
