@@ -18,11 +18,19 @@ from ..build.parts import CatalogSnapshot, GpuSpec
 from ..build.search import SearchIndex
 from ..i18n import Message, gettext_noop
 from ..money import Money
-from ..sizing import GpuProfile, Sizing, interconnect_gbps_per_gpu, size
+from ..sizing import (
+    GpuProfile,
+    Sizing,
+    interconnect_gbps_per_gpu,
+    max_concurrent_requests,
+    size,
+)
 from ..sizing.core import UNREACHABLE_GPUS, hours_on
+from ..sizing.fit import tensor_parallel_degrees
+from ..sizing.model import resolve_workload
 from ..sizing.system import dataset_gb
 from ..tco import TcoConfiguration
-from ..workload import LIMITS, Sharding, Workload
+from ..workload import LIMITS, Sharding, Workload, WorkloadError
 
 # The most GPUs one answer may hold: the workload's own GPU range (``training.gpus``).
 MAX_CLUSTER_GPUS = int(LIMITS["training.gpus"][1])
@@ -143,6 +151,45 @@ def sized_on(workload: Workload, gpu: GpuSpec, gpus: int, *, explain: bool = Tru
     return sized
 
 
+def smaller_copies(workload: Workload, gpu: GpuSpec, replica: int) -> tuple[GpuFit, ...]:
+    """Serving ``workload`` on ``gpu`` as copies smaller than ``replica`` GPUs: for each
+    tensor-parallel degree below it (largest first) whose copy holds the weights and at least
+    one user, as many copies as the users need (each holds the KV cache of its share)."""
+    if workload.is_training or replica <= 1:
+        return ()
+    profile = gpu_profile(gpu)
+    users = workload.inference_or_default.concurrent_requests
+    fits: list[GpuFit] = []
+    for degree in sorted(tensor_parallel_degrees(resolve_workload(workload).arch), reverse=True):
+        if degree >= replica:
+            continue
+        try:
+            per_copy = max_concurrent_requests(workload, gpu=profile, gpus=degree)
+        except WorkloadError:  # no KV cache to share out
+            return ()
+        if per_copy < 1:
+            break  # fewer GPUs per copy hold even less
+        copies = -(-users // per_copy)
+        if copies * degree > MAX_CLUSTER_GPUS:
+            break
+        share = dataclasses.replace(
+            workload,
+            inference=dataclasses.replace(
+                workload.inference_or_default, concurrent_requests=-(-users // copies)
+            ),
+        )
+        sized = size(share, gpu=profile, gpus=degree, explain=False)
+        fits.append(
+            GpuFit(
+                gpus=copies * degree,
+                memory_per_gpu_gb=sized.memory_per_gpu_gb.total,
+                model_sharded=degree > 1,
+                replica_gpus=degree,
+            )
+        )
+    return tuple(fits)
+
+
 def build_needs(
     workload: Workload,
     *,
@@ -191,6 +238,13 @@ def build_needs(
     # only when it does. A model too large for any one GPU is sharded: assume the faster fabric.
     interconnect = interconnect_gbps_per_gpu(workload, model_sharded=True)
 
+    def fewer_per_copy(gpu: GpuSpec) -> tuple[GpuFit, ...]:
+        fit = gpus_for(gpu)
+        if fit is None:
+            return ()
+        found = smaller_copies(workload, gpu, fit.replica_gpus)
+        return found if preference is None else tuple(preference.applied_to(f) for f in found)
+
     def unfit_reason(gpu: GpuSpec) -> Message | None:
         if preference is not None and preference.sku and gpu.sku != preference.sku:
             return None
@@ -199,6 +253,7 @@ def build_needs(
     needs = BuildNeeds(
         gpus_for=gpus_for,
         unfit_reason=unfit_reason,
+        smaller_copies=None if workload.is_training else fewer_per_copy,
         environment=environment,
         model_sharded=base.model_sharded,
         large_project=base.large_project,

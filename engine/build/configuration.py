@@ -111,6 +111,10 @@ class BuildNeeds:
     # Why ``gpus_for`` gave a GPU no fit when memory is not the reason (a deadline that needs
     # more GPUs than GPUQuote builds): the diagnostic the answer shows. None: memory.
     unfit_reason: Callable[[GpuSpec], Message | None] | None = None
+    # Serving: the job as more, smaller model copies, for a GPU model no server of which can
+    # hold one copy of ``gpus_for``'s size: one fit per smaller tensor-parallel degree, largest
+    # copy first (a copy spanning servers is the last resort, ``search.solver``). None: none.
+    smaller_copies: Callable[[GpuSpec], tuple[GpuFit, ...]] | None = None
 
     def __post_init__(self) -> None:
         if (
@@ -339,12 +343,18 @@ def server_capacity(gpu: GpuSpec, chassis: ChassisSpec, growth_gpus: int) -> int
     return capacity
 
 
+def whole_copies(per_server: int, replica: int) -> bool:
+    """Whether ``per_server`` GPUs per server hold whole model copies of ``replica`` GPUs, so
+    that no copy spans servers."""
+    return per_server % replica == 0
+
+
 def replica_layout_ok(per_server: int, replica: int, capacity: int) -> bool:
     """Whether ``per_server`` GPUs per server hold model copies of ``replica`` GPUs soundly: whole
     copies in every server when one server can hold a copy (``capacity`` GPUs), else an equal
     share of one copy per server (a pipeline stage of ``per_server`` tensor-parallel GPUs)."""
     if replica <= capacity:
-        return per_server % replica == 0
+        return whole_copies(per_server, replica)
     return replica % per_server == 0 and per_server & (per_server - 1) == 0
 
 

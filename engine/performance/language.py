@@ -15,7 +15,10 @@ Kipply's transformer inference arithmetic):
   prompts (queueing) and the network are not counted;
 * the workload gives one context length (prompt + answer); the prompt is taken as
   ``PROMPT_SHARE`` of it;
-* tensor parallelism over NVLink/Infinity Fabric is assumed to cost nothing extra.
+* tensor parallelism over NVLink/Infinity Fabric is assumed to cost nothing extra;
+* a copy that spans servers runs as a pipeline, one stage of its layers per server (see
+  ``PIPELINE_SOURCE``): a user's token, and a prompt, pass through the stages one after the
+  other, so each step takes the stages' times added up.
 """
 
 from __future__ import annotations
@@ -66,6 +69,22 @@ SOURCE_PREFILL = (
     + "; queueing behind other prompts not counted"
 )
 
+# A copy spread over servers is a pipeline: tensor parallel inside each server, one stage of
+# the layers per server (vLLM's layout for a model that does not fit one server). A decode step
+# of one user is a single micro-batch: it crosses the stages one after the other while the
+# others wait, the pipeline "bubble" of Narayanan et al. 2021 (section 2.2.1: (p - 1) / m of
+# the time idle with p stages and m micro-batches; m = 1 here). Batching more users into
+# micro-batches keeps the stages busy for throughput, not for a user's own speed. Each stage
+# reads its share of the weights and KV cache on its own GPUs, so a step takes the sum of the
+# stages' times, ``stages`` x one stage's; the activations passed between stages (hidden size
+# x users x 2 bytes, under a megabyte) are left out.
+PIPELINE_SOURCE = (
+    "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using "
+    "Megatron-LM, arXiv:2104.04473, section 2.2.1 (pipeline bubble); "
+    "https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html (tensor parallel inside a "
+    "server, pipeline parallel across servers)"
+)
+
 # The workload states one context length, prompt + answer. Stated assumption: the prompt is three
 # quarters of it (chat history, instructions and retrieved documents make prompts longer than
 # answers; TrueFoundry's Llama-2-70B RAG benchmark uses 1,500 prompt and 100 answer tokens).
@@ -103,7 +122,9 @@ def language_speed(
     replicas: int,
     lines: list[Message],
     ex: list[Explanation],
+    stages: int = 1,
 ) -> ServingSpeed:
+    """``tp`` GPUs per copy; ``stages``: the servers one copy spans (``PIPELINE_SOURCE``)."""
     inf = workload.inference_or_default
     plan = memory_plan(
         workload, model
@@ -121,14 +142,15 @@ def language_speed(
     peak = peak_flops(profile, workload.precision)
     prefill_mfu = profile.training_mfu  # prefill runs large matrix products, like training
     compute_s = 2.0 * model.active_parameters * per_replica / (tp * peak * prefill_mfu)
-    step_s = max(memory_s, compute_s)
+    # Each stage reads and computes on its own GPUs; the stages take turns (``PIPELINE_SOURCE``).
+    step_s = max(memory_s, compute_s) * stages
     per_user = 1.0 / step_s
     total = per_user * users
 
     prompt = round(inf.sequence_length * PROMPT_SHARE)
     answer = inf.sequence_length - prompt
     linear_flops, attention_flops = prefill_flops(model, prompt)
-    ttft = (linear_flops + attention_flops) / (tp * peak * prefill_mfu)
+    ttft = (linear_flops + attention_flops) / (tp * peak * prefill_mfu) * stages
 
     speed = _speed_verdict(per_user)
     first = _first_token_verdict(ttft)
@@ -240,6 +262,22 @@ def language_speed(
             f"{SOURCE_PREFILL}; {SOURCE_PROMPT}; {SOURCE_RESPONSE_TIMES}",
         )
     )
+    if stages > 1:
+        ex.append(
+            Explanation(
+                "performance.pipeline",
+                Message(
+                    gettext_noop(
+                        "each copy spans %(stages)s servers, one pipeline stage of %(per_stage)s "
+                        "GPUs each: a token, and a prompt, pass through the stages one after the "
+                        "other, so each step takes %(stages)s times as long as one stage's work; "
+                        "included in the figures above"
+                    ),
+                    {"stages": stages, "per_stage": max(1, tp // stages)},
+                ),
+                PIPELINE_SOURCE,
+            )
+        )
     return ServingSpeed(
         gpus_per_replica=tp,
         replicas=replicas,
@@ -253,6 +291,7 @@ def language_speed(
         memory_bound=memory_s >= compute_s,
         speed=speed,
         first_token=first,
+        pipeline_stages=stages,
     )
 
 

@@ -21,9 +21,10 @@ from ..advice.pipeline import gpu_profile, sized_on
 from ..build.builder import BuiltOption, Tier
 from ..build.parts import GpuSpec
 from ..i18n import Message
-from ..sizing import Explanation, size
+from ..sizing import Explanation, max_concurrent_requests, size
+from ..sizing.fit import tensor_parallel_degrees
 from ..sizing.model import resolve_workload
-from ..workload import Workload, validate_workload
+from ..workload import Workload, WorkloadError, validate_workload
 from ..workload.registry import ModelKind
 from .images import image_speed
 from .language import language_speed
@@ -40,11 +41,14 @@ def performance_for(
     gpus_per_replica: int,
     replicas: int,
     total_gpus: int,
+    pipeline_stages: int = 1,
 ) -> Performance:
     """The workload on ``total_gpus`` x ``gpu``: served by ``replicas`` model copies of
-    ``gpus_per_replica`` GPUs each (tensor parallel), or trained on all ``total_gpus``."""
+    ``gpus_per_replica`` GPUs each (tensor parallel; ``pipeline_stages``: the servers a copy
+    spans, a pipeline), or trained on all ``total_gpus``."""
     for name, value in (
         ("gpus_per_replica", gpus_per_replica),
+        ("pipeline_stages", pipeline_stages),
         ("replicas", replicas),
         ("total_gpus", total_gpus),
     ):
@@ -65,7 +69,9 @@ def performance_for(
     elif model.kind in (ModelKind.DIFFUSION, ModelKind.VISION):
         images = image_speed(workload, model, gpu, total_gpus, lines, ex)
     elif model.autoregressive and model.arch.is_transformer:
-        serving = language_speed(workload, model, gpu, gpus_per_replica, replicas, lines, ex)
+        serving = language_speed(
+            workload, model, gpu, gpus_per_replica, replicas, lines, ex, stages=pipeline_stages
+        )
         purpose = StackPurpose.SERVING_LLM
     software = software_stack(
         gpu.vendor,
@@ -99,6 +105,32 @@ def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:
     return max(1, min(replica, total_gpus))
 
 
+def copy_layout(
+    workload: Workload, gpu: GpuSpec, total_gpus: int, per_server: int
+) -> tuple[int, int]:
+    """(GPUs per model copy, servers one copy spans) on ``total_gpus`` in servers of
+    ``per_server``: the sizing's copy when a server holds it; else the largest tensor-parallel
+    copy inside a server whose copies hold the users (the builder's smaller copies,
+    ``engine.advice.pipeline.smaller_copies``); else the sizing's copy as a pipeline over
+    servers, one stage per server."""
+    replica = replica_gpus(workload, gpu, total_gpus)
+    if workload.is_training or replica <= per_server:
+        return replica, 1
+    profile = gpu_profile(gpu)
+    users = workload.inference_or_default.concurrent_requests
+    for degree in sorted(tensor_parallel_degrees(resolve_workload(workload).arch), reverse=True):
+        if degree > per_server or per_server % degree:
+            continue
+        copies = max(1, total_gpus // degree)
+        try:
+            held = max_concurrent_requests(workload, gpu=profile, gpus=degree)
+        except WorkloadError:
+            break
+        if held >= -(-users // copies):
+            return degree, 1
+    return replica, -(-replica // per_server)
+
+
 def option_performance(
     workload: Workload, option: BuiltOption, gpus: Sequence[GpuSpec]
 ) -> Performance | None:
@@ -110,13 +142,14 @@ def option_performance(
     if gpu is None:
         return None
     total = line.quantity * option.servers
-    per_replica = replica_gpus(workload, gpu, total)
+    per_replica, stages = copy_layout(workload, gpu, total, line.quantity)
     found = performance_for(
         workload,
         gpu,
         gpus_per_replica=per_replica,
         replicas=max(1, total // per_replica),
         total_gpus=total,
+        pipeline_stages=stages,
     )
     return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
 

@@ -37,6 +37,8 @@ class ServingSpeed:
     memory_bound: bool  # the step is limited by memory bandwidth (else by compute)
     speed: Verdict
     first_token: Verdict
+    # Servers one copy spans, one pipeline stage each (1: every copy inside one server).
+    pipeline_stages: int = 1
 
 
 @dataclass(frozen=True, slots=True)

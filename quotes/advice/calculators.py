@@ -20,6 +20,7 @@ from engine.advice.pipeline import Advice, gpu_profile, tco_configuration
 from engine.advice.recommendation import Recommendation, chosen_option, recommend
 from engine.assumptions import AssumptionError
 from engine.build.builder import BuiltOption, Environment, Tier
+from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuSpec, PriceAge
 from engine.commerce.exchange import DatedRate
 from engine.money import Money
@@ -94,6 +95,18 @@ def sizing_answer(
     return SizingAnswer(sizing=sizing, reach=reach, plan=training_plan(sizing, workload))
 
 
+# --- The customer's own GPU ----------------------------------------------------------------------
+
+
+def gpu_preference(*, gpu_sku: str = "", min_gpus: int = 0) -> GpuPreference | None:
+    """The customer's own GPU model (a catalog SKU, "" for any) and count (at least, 0: what the
+    job needs), as the builder takes them: the result page's re-pricing and the API's ``gpu``
+    and ``min_gpus`` alike. None: no preference."""
+    if not gpu_sku and not min_gpus:
+        return None
+    return GpuPreference(sku=gpu_sku, count=min_gpus)
+
+
 # --- Configurations -------------------------------------------------------------------------------
 
 
@@ -114,8 +127,11 @@ def configurations_answer(
     budget: Decimal | None = None,
     growth_gpus: int = 0,
     always_on: bool = False,
+    gpu_sku: str = "",
+    min_gpus: int = 0,
 ) -> ConfigurationsAnswer:
-    """Balanced server configurations for the workload from the catalog, in ``currency``."""
+    """Balanced server configurations for the workload from the catalog, in ``currency``;
+    ``gpu_sku`` and ``min_gpus``: only that GPU model, at least that many (``gpu_preference``)."""
     advice = advice_get(
         workload=workload,
         environment=environment,
@@ -123,6 +139,7 @@ def configurations_answer(
         budget=None if budget is None else Money(budget, currency),
         growth_gpus=growth_gpus,
         always_on=always_on,
+        preference=gpu_preference(gpu_sku=gpu_sku, min_gpus=min_gpus),
     )
     snapshot = catalog_snapshot_get(currency=currency)
     chosen = chosen_option(advice.build.options)
@@ -159,12 +176,21 @@ class TcoAnswer:
 
 
 def _built(
-    workload: Workload, *, environment: Environment, currency: str, always_on: bool
+    workload: Workload,
+    *,
+    environment: Environment,
+    currency: str,
+    always_on: bool,
+    preference: GpuPreference | None = None,
 ) -> Built:
     """The balanced option for a workload (the budget one when it is the only one), what it
     delivers, and the job's sizing."""
     advice = advice_get(
-        workload=workload, environment=environment, currency=currency, always_on=always_on
+        workload=workload,
+        environment=environment,
+        currency=currency,
+        always_on=always_on,
+        preference=preference,
     )
     chosen = chosen_option(advice.build.options)
     if chosen is None:
@@ -191,9 +217,12 @@ def tco_answer(
     currency: str | None = None,
     overrides: Mapping[str, Decimal],
     service_tier: str | None = None,
+    gpu_sku: str = "",
+    min_gpus: int = 0,
 ) -> TcoAnswer:
     """Buying vs managed hosting vs cloud for a configuration, or for the option built for a
-    workload (exactly one of them); ``currency`` defaults to the configuration's prices'."""
+    workload (exactly one of them; ``gpu_sku`` and ``min_gpus`` as ``configurations_answer``'s);
+    ``currency`` defaults to the configuration's prices'."""
     built = None
     if workload is not None:
         built = _built(
@@ -201,6 +230,7 @@ def tco_answer(
             environment=environment,
             currency=currency or DEFAULT_CURRENCY,
             always_on=always_on,
+            preference=gpu_preference(gpu_sku=gpu_sku, min_gpus=min_gpus),
         )
         configuration = tco_configuration(built.option)
     if configuration is None:

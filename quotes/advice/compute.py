@@ -27,6 +27,7 @@ from engine.performance.options import options_performance
 from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
 from engine.workload.registry import get_model
+from quotes.advice.calculators import gpu_preference
 from quotes.advice.inputs import Uptime
 from quotes.advice.result import (
     AdviceInputs,
@@ -68,9 +69,7 @@ def _choice(gpu: GpuSpec, count: int) -> GpuChoice:
 
 
 def _preference(inputs: AdviceInputs) -> GpuPreference | None:
-    if not inputs.gpu_sku and not inputs.gpu_count:
-        return None
-    return GpuPreference(sku=inputs.gpu_sku, count=inputs.gpu_count)
+    return gpu_preference(gpu_sku=inputs.gpu_sku, min_gpus=inputs.gpu_count)
 
 
 def compute(inputs: AdviceInputs) -> AdviceResult:

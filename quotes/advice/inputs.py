@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_UTILIZATION",
     "DEFAULT_UTILIZATION_PCT",
     "DEPLOYMENTS",
+    "GPU_COUNT_MAX",
     "GROWTH_GPUS_MAX",
     "INFERENCE_DEFAULTS",
     "MAX_HORIZON_YEARS",
@@ -123,6 +124,10 @@ TCO_DEFAULT_ENVIRONMENT = Environment.PRODUCTION.value  # POST /api/v1/tco/ with
 
 # Growth slots per server: the wizard's bound and the configurations and partner APIs' one.
 GROWTH_GPUS_MAX = 16
+# A customer's own GPU count ("at least", the result page's re-pricing and the API's
+# ``min_gpus``) stays within what one request computes in well under a second; larger clusters
+# are a conversation with the sales team (the quote form below the result).
+GPU_COUNT_MAX = 512
 # A budget as the API stores and documents it: 14 digits with cents.
 BUDGET_MAX_DIGITS = 14
 BUDGET_DECIMAL_PLACES = 2

@@ -26,7 +26,13 @@ from quotes.api.answers import (
     sizing_answer_to_dict,
     tco_answer_to_dict,
 )
-from quotes.api.inputs import ConfigurationInput, SizingInput, service_errors, validated
+from quotes.api.inputs import (
+    ConfigurationInput,
+    SizingInput,
+    preference_of,
+    service_errors,
+    validated,
+)
 from quotes.api.tco_inputs import TcoInput, overrides_of
 
 BAD_REQUEST = OpenApiResponse(schemas.ErrorSchema, description="Invalid fields, named one by one.")
@@ -81,6 +87,7 @@ class ConfigurationsView(APIView):
             budget=given.get("budget"),
             growth_gpus=given["growth_gpus"],
             always_on=given.get("uptime") == Uptime.ALWAYS_ON,
+            **preference_of(given),
         )
         return configurations_answer_to_dict(answer)
 
@@ -111,6 +118,7 @@ class TcoView(APIView):
                 currency=given.get("currency"),
                 overrides=overrides_of(given),
                 service_tier=given.get("service_tier"),
+                **preference_of(given),
             )
         return tco_answer_to_dict(answer)
 

@@ -27,6 +27,7 @@ from quotes.advice.inputs import (
     BUDGET_MAX_DIGITS,
     CURRENCIES,
     DEFAULT_CURRENCY,
+    GPU_COUNT_MAX,
     GROWTH_GPUS_MAX,
     UPTIMES,
 )
@@ -58,8 +59,39 @@ class ServiceTierField(serializers.CharField):
         return code
 
 
+class PreferredGpuInput(serializers.Serializer):
+    """The customer's own GPU model and count, as the result page's re-pricing takes them
+    (``quotes.advice.calculators.gpu_preference``)."""
+
+    gpu = SingleLineCharField(
+        required=False,
+        max_length=64,
+        help_text="Catalog GPU SKU: build only with this GPU model. Its tensor-parallel model "
+        "copies stay inside one server whenever a server of it can hold one.",
+    )
+    min_gpus = BoundedIntegerField(
+        required=False,
+        min_value=1,
+        max_value=GPU_COUNT_MAX,
+        help_text="GPUs in all, at least (rounded up to whole model copies); fewer than the "
+        "job needs is not taken. Omitted: what the job needs.",
+    )
+
+    def validate_gpu(self, value: str) -> str:
+        if catalog_gpu_get(sku=value) is None:
+            raise serializers.ValidationError(
+                _("Unknown GPU SKU %(sku)s: see the catalog.") % {"sku": value}
+            )
+        return value
+
+
+def preference_of(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The validated ``gpu`` and ``min_gpus`` as the calculators take them."""
+    return {"gpu_sku": given.get("gpu") or "", "min_gpus": given.get("min_gpus") or 0}
+
+
 @extend_schema_serializer(component_name="ConfigurationRequestSchema")
-class ConfigurationInput(serializers.Serializer):
+class ConfigurationInput(PreferredGpuInput):
     workload = WorkloadField()
     environment = serializers.ChoiceField(choices=[e.value for e in Environment])
     budget = BoundedDecimalField(

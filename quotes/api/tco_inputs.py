@@ -32,7 +32,7 @@ from quotes.advice.inputs import (
     UPTIMES,
 )
 from quotes.advice.presenters import text
-from quotes.api.inputs import ServiceTierField
+from quotes.api.inputs import PreferredGpuInput, ServiceTierField
 from quotes.api.workload import WorkloadField
 
 _MONEY: dict[str, Any] = {"max_digits": 14, "decimal_places": 2, "min_value": Decimal(0)}
@@ -93,7 +93,7 @@ def _override_field(name: str) -> BoundedDecimalField:
 
 
 @extend_schema_serializer(component_name="TcoRequestSchema")
-class TcoInput(serializers.Serializer):
+class TcoInput(PreferredGpuInput):
     configuration = serializers.JSONField(
         required=False,
         help_text="An option from POST /api/v1/configurations/, or a configuration by its "
@@ -142,6 +142,9 @@ class TcoInput(serializers.Serializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if len(_given(attrs)) != 1:
             raise serializers.ValidationError({"configuration": [_(NOT_BOTH)]})
+        for name in ("gpu", "min_gpus"):
+            if attrs.get(name) and attrs.get("configuration") is not None:
+                raise serializers.ValidationError({name: [_(WORKLOAD_ONLY)]})
         if attrs.get("configuration") is not None:  # its errors name its own fields
             attrs["configuration"] = configuration_parse(attrs["configuration"])
         return attrs
@@ -149,6 +152,7 @@ class TcoInput(serializers.Serializer):
 
 ONE_OF = ("configuration", "workload")
 NOT_BOTH = gettext_noop("Give either a configuration or a workload, not both.")
+WORKLOAD_ONLY = gettext_noop("Only with a workload: a configuration already has its GPUs.")
 
 
 def _given(values: Mapping[str, Any]) -> list[str]:

@@ -21,6 +21,7 @@ from ..configuration import (
     server_capacity,
     servers_for,
     sparse_training,
+    whole_copies,
 )
 from ..parts import ChassisSpec, Cooling, GpuClass, GpuSpec
 from .candidates import Candidates
@@ -56,11 +57,15 @@ class Search:
         self.boot = index.boot if self.production else None
         self.boot_cost = self.boot.cost * rules.BOOT_MIRROR_DRIVES if self.boot else 0
         self.candidates = Candidates(index, needs, self.production)
-        self._counts: Memo[tuple[int, int, bool, bool], tuple[list[int], int]] = Memo()
+        self._counts: Memo[tuple[int, int, bool, bool, bool], tuple[list[int], int]] = Memo()
         # Not a memo: a model's best plan found below a bound, and the bound searched, so that a
         # later ask with a lower bound is answered without searching again.
         self._best: dict[tuple[int, bool, int, bool], tuple[Plan | None, float]] = {}
         self.failures: dict[object, tuple[int, int, Message]] = {}
+        # Per GPU model (by id): whether a plan keeps every model copy inside one server, and
+        # the fits of more, smaller copies (kept here, so that their ids stay theirs).
+        self._whole: dict[int, bool] = {}
+        self._smaller: dict[int, tuple[FittingGpu, ...]] = {}
         self.storage_floor = self._storage_floor()
         self.models = self._models()
 
@@ -124,6 +129,17 @@ class Search:
             + math.floor(cores * self.index.core_unit_price)
         )
 
+    def _fitting(self, gpu: GpuSpec, cost: int, fit: GpuFit) -> FittingGpu:
+        chassis = self.index.chassis_for(gpu)
+        floor_rest = self._floor_rest(gpu, cost, fit)
+        return FittingGpu(
+            gpu=gpu,
+            cost=cost,
+            fit=fit,
+            floor_rest=floor_rest,
+            lower_bound=floor_rest + (chassis[0].cost if chassis else 0),
+        )
+
     def _models(self) -> list[FittingGpu]:
         floor = memory_floor_gb(self.needs)
         models: list[FittingGpu] = []
@@ -131,17 +147,7 @@ class Search:
             fit = usable_fit(self, gpu, floor)
             if fit is None:
                 continue
-            chassis = self.index.chassis_for(gpu)
-            floor_rest = self._floor_rest(gpu, cost, fit)
-            models.append(
-                FittingGpu(
-                    gpu=gpu,
-                    cost=cost,
-                    fit=fit,
-                    floor_rest=floor_rest,
-                    lower_bound=floor_rest + (chassis[0].cost if chassis else 0),
-                )
-            )
+            models.append(self._fitting(gpu, cost, fit))
         if not self.index.gpus:
             self.fail(
                 RANK_GPU,
@@ -153,15 +159,24 @@ class Search:
 
     # Per GPU model
 
-    def gpu_counts(self, chassis: ChassisSpec, model: FittingGpu) -> tuple[list[int], int]:
+    def gpu_counts(
+        self, chassis: ChassisSpec, model: FittingGpu, whole: bool = False
+    ) -> tuple[list[int], int]:
         """GPU counts per server worth trying in this chassis, and the largest count left out
-        only because the chassis cannot link GPUs that share the model (0: none)."""
+        only because the chassis cannot link GPUs that share the model (0: none); ``whole``:
+        only counts that keep every model copy inside the server."""
         gpu, needed = model.gpu, model.fit.gpus
         growth = self.needs.growth_gpus
         consumer = gpu.gpu_class is GpuClass.CONSUMER
         sharded = model_sharded(self.needs, model.fit)
         replica = model.fit.replica_gpus
         capacity = server_capacity(gpu, chassis, growth)
+
+        def layout_ok(count: int) -> bool:
+            if whole:
+                return whole_copies(count, replica)
+            return replica_layout_ok(count, replica, capacity)
+
         if gpu.form_factor in rules.BASEBOARD_FORM_FACTORS:
             wanted = [chassis.gpu_slots]
             if growth or (consumer and chassis.gpu_slots > rules.CONSUMER_GPUS_MAX_PER_SERVER):
@@ -173,14 +188,14 @@ class Search:
             wanted = [
                 count
                 for count in range(1, most + 1)
-                if replica_layout_ok(count, replica, capacity)
+                if layout_ok(count)
                 and not any(
                     -(-needed // smaller) == -(-needed // count)
                     for smaller in range(1, count)
-                    if replica_layout_ok(smaller, replica, capacity)
+                    if layout_ok(smaller)
                 )
             ]
-        wanted = [count for count in wanted if replica_layout_ok(count, replica, capacity)]
+        wanted = [count for count in wanted if layout_ok(count)]
         counts = [
             count
             for count in wanted
@@ -218,7 +233,7 @@ class Search:
                 if plan is None and searched_below >= bound:
                     return None
                 if plan is not None and not self._too_idle(
-                    model.fit.gpus, plan.per_server, plan.servers
+                    plan.model.fit.gpus, plan.per_server, plan.servers
                 ):
                     self._best[key] = (plan, bound)
                     return plan if plan.total < bound else None
@@ -229,6 +244,55 @@ class Search:
     def _solve_model(
         self, model: FittingGpu, bound: float, comfort: bool, only_count: int, upper: bool = False
     ) -> Plan | None:
+        """The model's cheapest plan under ``bound``. Tensor-parallel copies stay inside one
+        server whenever a server of the GPU model can hold one (the layout vLLM recommends:
+        tensor parallel inside a server, pipeline stages across servers only for a model that
+        does not fit one, https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html);
+        else more, smaller copies that each fit a server; a copy spanning servers, whose speed
+        is a pipeline's (``engine.performance.language``), is the last resort."""
+        plan = self._solve_layouts(model, bound, comfort, only_count, upper, whole=True)
+        if plan is not None or model.fit.replica_gpus == 1 or self._whole_fits(model):
+            return plan
+        for smaller in self._smaller_copies(model):
+            if self._whole_fits(smaller):
+                return self.best_plan(smaller, bound, comfort, only_count, upper)
+        return self._solve_layouts(model, bound, comfort, only_count, upper, whole=False)
+
+    def _whole_fits(self, model: FittingGpu) -> bool:
+        """Whether any plan keeps every copy of the model inside one server, whatever it costs
+        (the cheapest such plan is kept as the model's, for later asks)."""
+        key = id(model)
+        if key not in self._whole:
+            plan = self._solve_layouts(model, INF, False, 0, False, whole=True)
+            self._whole[key] = plan is not None
+            if plan is not None:
+                self._best.setdefault((key, False, 0, False), (plan, INF))
+        return self._whole[key]
+
+    def _smaller_copies(self, model: FittingGpu) -> tuple[FittingGpu, ...]:
+        """The job as more, smaller copies on the same GPU model, largest copy first."""
+        key = id(model)
+        if key not in self._smaller:
+            fits = () if self.needs.smaller_copies is None else self.needs.smaller_copies(model.gpu)
+            self._smaller[key] = tuple(
+                self._fitting(model.gpu, model.cost, fit)
+                for fit in fits
+                if fit.replica_gpus < model.fit.replica_gpus
+            )
+        return self._smaller[key]
+
+    def _solve_layouts(
+        self,
+        model: FittingGpu,
+        bound: float,
+        comfort: bool,
+        only_count: int,
+        upper: bool,
+        *,
+        whole: bool,
+    ) -> Plan | None:
+        """The cheapest plan under ``bound`` with copies inside servers (``whole``) or with
+        any sound layout."""
         if self.production and self.boot is None:
             self.fail(
                 RANK_PARTS,
@@ -258,8 +322,8 @@ class Search:
             spec = chassis.spec
             if self._chassis_blocked(spec, gpu, blocked):
                 continue
-            shape = (id(model), spec.gpu_slots, spec.nvswitch, spec.nvlink_bridge)
-            counts, left_out = self._counts.get(shape, partial(self.gpu_counts, spec, model))
+            shape = (id(model), spec.gpu_slots, spec.nvswitch, spec.nvlink_bridge, whole)
+            counts, left_out = self._counts.get(shape, partial(self.gpu_counts, spec, model, whole))
             unlinked = max(unlinked, left_out)
             if only_count:
                 counts = [count for count in counts if count == only_count]

@@ -9,15 +9,11 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from quotes.advice.inputs import MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, REGIONS
+from quotes.advice.inputs import GPU_COUNT_MAX, MAX_HORIZON_YEARS, MIN_HORIZON_YEARS, REGIONS
 from quotes.advice.labels import DEPLOYMENT_LABELS
 from quotes.advice.result import AdviceInputs
 from quotes.wizard.forms.deployment import REGION_NAMES
 from quotes.wizard.forms.fields import WholeNumberField
-
-# A customer's own count stays within what one page computes in well under a second; larger
-# clusters are a conversation with the sales team (the quote form below the result).
-GPU_COUNT_MAX = 512
 
 DEPLOYMENT_NAMES = {str(key): label for key, label in DEPLOYMENT_LABELS.items()}
 

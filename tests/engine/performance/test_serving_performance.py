@@ -432,6 +432,75 @@ def test_an_option_serves_one_copy_per_gpu_group_on_all_its_gpus():
     assert "665" in next(w for w in plan.watches if w.key == "power").alert.render()
 
 
+def test_a_copy_over_two_servers_decodes_as_a_pipeline_of_two_stages():
+    workload = _serve("llama-3.1-70b", concurrent_requests=16, sequence_length=8192)
+    together = performance_for(workload, H100, gpus_per_replica=4, replicas=1, total_gpus=4)
+
+    result = performance_for(
+        workload, H100, gpus_per_replica=4, replicas=1, total_gpus=4, pipeline_stages=2
+    )
+
+    serving, alone = result.serving, together.serving
+    assert serving is not None
+    assert alone is not None
+    # Each stage reads its half of the 46.01 GB per GPU on its 2 GPUs: 24.97 ms a stage; a
+    # token crosses both stages in turn, 49.94 ms; the prompt too.
+    assert serving.pipeline_stages == 2
+    assert alone.pipeline_stages == 1
+    assert serving.tokens_per_second_per_user == pytest.approx(40.04 / 2, abs=0.01)
+    assert serving.tokens_per_second_per_user == pytest.approx(
+        alone.tokens_per_second_per_user / 2, rel=1e-12
+    )
+    assert serving.time_to_first_token_s == pytest.approx(0.579 * 2, abs=2e-3)
+    pipeline = next(e for e in result.explanations if e.key == "performance.pipeline")
+    assert pipeline.message.render() == (
+        "each copy spans 2 servers, one pipeline stage of 2 GPUs each: a token, and a prompt, "
+        "pass through the stages one after the other, so each step takes 2 times as long as one "
+        "stage's work; included in the figures above"
+    )
+    assert "arXiv:2104.04473" in pipeline.source
+    assert "performance.pipeline" not in {e.key for e in together.explanations}
+
+
+def test_an_option_of_one_gpu_per_server_chains_its_copy_over_eight_stages():
+    # Llama 3.1 70B with 64 users' KV cache needs one copy of 8 x 48 GB.
+    workload = _serve("llama-3.1-70b", concurrent_requests=64)
+    one_each = (
+        PartLine("chassis", "CHS", "1-GPU server", 1, eur(0)),
+        PartLine("gpu", L40S.sku, L40S.name, 1, eur(8000)),
+    )
+
+    result = option_performance(workload, _option(one_each, servers=8, gpus=8), (L40S,))
+
+    assert result is not None
+    serving = result.serving
+    assert serving is not None
+    assert (serving.gpus_per_replica, serving.replicas, serving.pipeline_stages) == (8, 1, 8)
+    tp8 = performance_for(workload, L40S, gpus_per_replica=8, replicas=1, total_gpus=8).serving
+    assert tp8 is not None
+    assert serving.tokens_per_second_per_user == pytest.approx(
+        tp8.tokens_per_second_per_user / 8, rel=1e-12
+    )
+
+
+def test_an_option_whose_servers_hold_smaller_copies_keeps_each_copy_in_its_server():
+    # The same job on 8 servers of 4 L40S: a copy of 4 holds 8 users' KV cache beside the
+    # 141 GB of weights (4 x 48 GB x 90 %), so 8 copies of 4 serve the 64 users, no pipeline.
+    workload = _serve("llama-3.1-70b", concurrent_requests=64)
+    four_each = (
+        PartLine("chassis", "CHS", "4-GPU server", 1, eur(0)),
+        PartLine("gpu", L40S.sku, L40S.name, 4, eur(8000)),
+    )
+
+    result = option_performance(workload, _option(four_each, servers=8, gpus=32), (L40S,))
+
+    assert result is not None
+    serving = result.serving
+    assert serving is not None
+    assert (serving.gpus_per_replica, serving.replicas, serving.pipeline_stages) == (4, 8, 1)
+    assert serving.users_per_replica == 8
+
+
 def test_an_option_without_a_known_gpu_has_no_performance():
     workload = _serve("llama-3.1-8b")
     no_gpu = (PartLine("chassis", "CHS", "server", 1, eur(0)),)

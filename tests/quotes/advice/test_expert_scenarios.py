@@ -28,7 +28,7 @@ from engine.assumptions import region_defaults
 from engine.build import rules
 from engine.build.builder import BuiltOption, Environment, PartLine, Tier
 from engine.build.cluster.lines import LineRole
-from engine.build.configuration import PartScope
+from engine.build.configuration import GpuPreference, PartScope
 from engine.build.parts import CatalogSnapshot, GpuSpec, hot_swap_bay
 from engine.money import Money
 from engine.performance.language import FIRST_TOKEN_LIMIT_SECONDS, FLUENT_TOKENS_PER_SECOND
@@ -64,6 +64,7 @@ class Scenario:
     reason: str  # why an expert accepts (or asks for) what the row checks, with the figures
     budget_eur: int | None = None
     always_on: bool = False  # the service must stay up around the clock (N+1 in production)
+    gpu: str = ""  # the customer's own GPU model, a catalog SKU (the result page's re-pricing)
     fits: bool = True  # False: nothing sound fits, and the answer says why
     unmet_mentions: tuple[str, ...] = ()  # fits=False: words the explanation must contain
     current_parts_only: bool = True  # an end-of-life part only when nothing current will do
@@ -81,6 +82,8 @@ class Scenario:
     storage_network: bool = False  # the storage server is cabled to the GPU servers
     spare_server: bool = False  # at least one spare and ``THREE_NINES`` availability
     min_tokens_per_second_per_user: float | None = None  # every option's figure
+    max_tokens_per_second_per_user: float | None = None  # every option's figure at most
+    pipeline_stages: int | None = None  # servers one model copy spans (1: inside a server)
     max_first_token_s: float | None = None  # every option's figure
     min_first_token_s: float | None = None  # every option's figure at least (long prompts)
     images_per_second: bool = False  # every option states a figure above zero
@@ -347,6 +350,41 @@ SCENARIOS = [
         min_gpus=3,
         fabric=False,
         min_first_token_s=8.0,
+    ),
+    # Preferred GPU builds whole copies
+    Scenario(
+        "Llama 3.1 70B on the customer's L40S, 64 users, 24/7 production",
+        {"task": "inference", "model": "llama-3.1-70b", "inference": {"concurrent_requests": 64}},
+        PRODUCTION,
+        "one copy with the 64 users' KV cache needs 8 x 48 GB, and no L40S server carries 8 "
+        "in production (8 x 350 W + 500 W base exceed the 4U's 3,200 W derated N+2 budget): "
+        "copies of 4 L40S (tensor parallel 4, 141 GB of weights in 173 GB usable) each stay "
+        "inside one server, never a 70B model chained over 8 servers of one card (an 8-stage "
+        "pipeline decodes at about one eighth of its stages' speed)",
+        always_on=True,
+        gpu="NVIDIA-L40S-48GB",
+        gpu_families=frozenset({"L40S"}),
+        gpus_per_server=(4, 8),
+        fabric=False,
+        spare_server=True,
+        pipeline_stages=1,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+    ),
+    Scenario(
+        "Llama 3.1 405B on the customer's H100 SXM, 8 users",
+        {"task": "inference", "model": "llama-3.1-405b", "inference": {"concurrent_requests": 8}},
+        PRODUCTION,
+        "810 GB of BF16 weights exceed one 8 x 80 GB server: the last resort, one copy over "
+        "two 8-GPU servers (tensor parallel 8 inside each, 2 pipeline stages over the fabric); "
+        "the stages take turns on each token, so a user sees about half the 35.6 tokens/s the "
+        "16 GPUs would give as one tensor-parallel group",
+        gpu="NVIDIA-H100-SXM5-80GB",
+        gpu_families=frozenset({"H100 SXM"}),
+        servers=(2, 2),
+        gpus_per_server=(8, 8),
+        pipeline_stages=2,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_tokens_per_second_per_user=20.0,
     ),
     # --- Retrieval: embedders and rerankers (encoders, no KV cache) -----------------------------
     Scenario(
@@ -883,6 +921,7 @@ def _answer(scenario: Scenario) -> Answer:
         currency="EUR",
         budget=budget,
         always_on=scenario.always_on,
+        preference=GpuPreference(sku=scenario.gpu) if scenario.gpu else None,
     )
     catalog = catalog_snapshot_get(currency="EUR")
     performance = {
@@ -1108,8 +1147,10 @@ def _software(s: Scenario, a: Answer) -> None:
 def _speed(s: Scenario, a: Answer) -> None:
     if (
         s.min_tokens_per_second_per_user is None
+        and s.max_tokens_per_second_per_user is None
         and s.max_first_token_s is None
         and s.min_first_token_s is None
+        and s.pipeline_stages is None
     ):
         return
     for option in a.options:
@@ -1121,6 +1162,19 @@ def _speed(s: Scenario, a: Answer) -> None:
                 option.tier,
                 serving.tokens_per_second_per_user,
                 s.reason,
+            )
+        if s.max_tokens_per_second_per_user is not None:
+            assert serving.tokens_per_second_per_user <= s.max_tokens_per_second_per_user, (
+                option.tier,
+                serving.tokens_per_second_per_user,
+                s.reason,
+            )
+        if s.pipeline_stages is not None:
+            assert serving.pipeline_stages == s.pipeline_stages, (
+                option.tier,
+                serving.pipeline_stages,
+                serving.gpus_per_replica,
+                _gpu_line(option).quantity,
             )
         if s.max_first_token_s is not None:
             assert serving.time_to_first_token_s <= s.max_first_token_s, (

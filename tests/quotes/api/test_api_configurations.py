@@ -7,6 +7,8 @@ from catalog.selectors import catalog_snapshot_get
 from engine.advice.pipeline import advise
 from engine.build.builder import Environment
 from engine.workload import workload_from_dict
+from quotes.advice.calculators import gpu_preference
+from quotes.advice.inputs import GPU_COUNT_MAX
 
 pytestmark = pytest.mark.django_db
 
@@ -17,6 +19,7 @@ SERVE_70B = {
     "precision": "bf16",
     "inference": {"concurrent_requests": 16, "sequence_length": 8192},
 }
+L40S = "NVIDIA-L40S-48GB"
 PRETRAIN_8B = {
     "task": "pretraining",
     "model": "llama-3.1-8b",
@@ -124,12 +127,55 @@ def test_tco_from_a_workload_builds_first_and_returns_the_configuration(client):
         ({"workload": SERVE_70B, "environment": "production", "currency": "GBP"}, "currency"),
         ({"workload": {"task": "inference"}, "environment": "production"}, "workload.model"),
         ({"workload": [], "environment": "production"}, "workload"),
+        ({"workload": SERVE_70B, "environment": "production", "min_gpus": 0}, "min_gpus"),
+        (
+            {"workload": SERVE_70B, "environment": "production", "min_gpus": GPU_COUNT_MAX + 1},
+            "min_gpus",
+        ),
     ],
 )
 def test_bad_requests_name_the_field(client, payload, field):
     response = _post(client, payload)
     assert response.status_code == 400
     assert field in response.json()["errors"], response.json()
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_preferred_gpu_and_count_build_as_the_result_pages_repricing_does(client):
+    response = _post(
+        client,
+        {"workload": SERVE_70B, "environment": "production", "gpu": L40S, "min_gpus": 12},
+    )
+
+    assert response.status_code == 200
+    body = response.json()
+    # The wizard's re-pricing path: the same preference, the same engine call.
+    expected = advise(
+        workload_from_dict(SERVE_70B),
+        catalog_snapshot_get(currency="EUR"),
+        environment=Environment.PRODUCTION,
+        preference=gpu_preference(gpu_sku=L40S, min_gpus=12),
+    ).build
+    assert expected.options
+    assert [o["totals"]["price"] for o in body["options"]] == [
+        str(o.totals.price.rounded().amount) for o in expected.options
+    ]
+    for option in body["options"]:
+        gpus = [p for p in option["parts"] if p["kind"] == "gpu"]
+        assert [p["sku"] for p in gpus] == [L40S]
+        assert option["totals"]["gpus"] >= 12
+        # Copies of 4 L40S (tensor parallel 4), each inside its server.
+        assert gpus[0]["quantity"] % 4 == 0
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_an_unknown_gpu_is_a_400_naming_gpu(client):
+    response = _post(
+        client, {"workload": SERVE_70B, "environment": "production", "gpu": "NO-SUCH-GPU"}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"gpu": ["Unknown GPU SKU NO-SUCH-GPU: see the catalog."]}
 
 
 def test_a_context_beyond_the_models_maximum_is_named_on_the_workload_field(client):

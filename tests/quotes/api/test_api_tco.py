@@ -121,6 +121,8 @@ def test_staff_edited_regional_default_is_used_with_its_source(client):
         ({"configuration": EIGHT_H100, "currency": "USD"}, "currency"),
         ({}, "configuration"),
         ({"configuration": "eight GPUs"}, "configuration"),
+        ({"configuration": EIGHT_H100, "min_gpus": 0}, "min_gpus"),
+        ({"configuration": EIGHT_H100, "min_gpus": 513}, "min_gpus"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(client, payload, field):
@@ -245,6 +247,53 @@ def test_an_option_and_its_totals_get_the_same_managed_fee(client):
     assert as_option["managed_offer"]["terms"] == built["managed_offer"]["terms"]
     assert as_totals["managed_offer"]["terms"] == built["managed_offer"]["terms"]
     assert built["job"] is None  # a service, not a run
+
+
+SERVE_70B_64 = {
+    "task": "inference",
+    "model": "llama-3.1-70b",
+    "inference": {"concurrent_requests": 64},
+}
+L40S = "NVIDIA-L40S-48GB"
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_workload_on_a_preferred_gpu_is_priced_on_whole_copies_per_server(client):
+    response = _post(
+        client,
+        {"workload": SERVE_70B_64, "environment": "production", "uptime": "always_on", "gpu": L40S},
+    )
+
+    assert response.status_code == 200
+    configuration = response.json()["configuration"]
+    gpus = [p for p in configuration["parts"] if p["kind"] == "gpu"]
+    assert [p["sku"] for p in gpus] == [L40S]
+    # One copy of the 70B model with these users needs 8 L40S, more than a production server
+    # powers: 4 per server, a tensor-parallel copy each, never a copy chained over servers.
+    assert gpus[0]["quantity"] == 4
+    # 8 servers of 4 hold the 64 users (8 copies of 8 users) and the spare server a ninth.
+    assert configuration["servers"] == 9
+    serving = configuration["performance"]["serving"]
+    assert (serving["gpus_per_replica"], serving["replicas"]) == (4, 9)
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_a_preferred_gpu_with_a_configuration_is_refused_naming_it(client):
+    for field, value in (("gpu", L40S), ("min_gpus", 8)):
+        response = _post(client, {"configuration": EIGHT_H100, field: value})
+
+        assert response.status_code == 400
+        assert response.json()["errors"] == {
+            field: ["Only with a workload: a configuration already has its GPUs."]
+        }
+
+
+@pytest.mark.usefixtures("seed_catalog")
+def test_an_unknown_gpu_is_a_400_naming_gpu(client):
+    response = _post(client, {"workload": SERVE_70B_64, "gpu": "NO-SUCH-GPU"})
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"gpu": ["Unknown GPU SKU NO-SUCH-GPU: see the catalog."]}
 
 
 @pytest.mark.usefixtures("seed_catalog")
