@@ -141,6 +141,13 @@ SOURCE_KV = (
     "KV cache = 2 x layers x kv_heads x head_dim x bytes per token; grouped-query attention: "
     "Ainslie et al. 2023, arXiv:2305.13245; sliding window: Jiang et al. 2023, arXiv:2310.06825"
 )
+# Multi-head latent attention (DeepSeek-V2/V3/R1) caches one latent and one RoPE key per layer,
+# shared by all heads. The engine shares the requests' latents over the GPUs like any KV cache, as
+# data-parallel attention does (MLA's cache cannot be split by heads under tensor parallelism).
+SOURCE_KV_LATENT = (
+    "KV cache = (kv_lora_rank + qk_rope_head_dim) x layers x bytes per token: DeepSeek-AI 2024, "
+    "DeepSeek-V2, arXiv:2405.04434, section 2.1 and Table 1"
+)
 # The KV cache's number format when the request names none: the model's 16-bit activation type,
 # whatever the weights' format. vLLM's --kv-cache-dtype "auto" keeps the model's data type (16-bit
 # for AWQ/GPTQ INT4/INT8 and FP8 checkpoints); it quantises the KV cache to FP8 only when asked.

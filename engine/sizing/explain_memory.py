@@ -12,6 +12,7 @@ from .constants import (
     SOURCE_8BIT,
     SOURCE_ACTIVATIONS,
     SOURCE_KV,
+    SOURCE_KV_LATENT,
     SOURCE_KV_PRECISION,
     SOURCE_LORA,
     SOURCE_MICRO_BATCH,
@@ -260,7 +261,9 @@ def _explain_inference_memory(
         gettext_noop("no gradients or optimizer states at inference"),
         SOURCE_ZERO,
     )
-    if plan.kv_cache:
+    if plan.kv_cache and arch.is_latent_attention:
+        _explain_latent_kv(ex, workload, model, whole)
+    elif plan.kv_cache:
         per_token = kv_cache_bytes_per_token(arch, kv_precision(workload))
         tokens = kv_tokens(arch, inf.sequence_length)
         explain_step(
@@ -305,6 +308,35 @@ def _explain_inference_memory(
         ),
         SOURCE_NON_TRANSFORMER if not arch.is_transformer else SOURCE_ACTIVATIONS,
         gb=r(whole.activations),
+        requests=inf.concurrent_requests,
+    )
+
+
+def _explain_latent_kv(
+    ex: list[Explanation], workload: Workload, model: ModelFigures, whole: MemoryBreakdown
+) -> None:
+    """The latent cache of multi-head latent attention: one latent and one RoPE key per layer."""
+    arch, inf = model.arch, workload.inference_or_default
+    tokens = kv_tokens(arch, inf.sequence_length)
+    source = SOURCE_KV_LATENT
+    if inf.kv_cache_precision is None:
+        source = f"{source}; {SOURCE_KV_PRECISION}"
+    explain_step(
+        ex,
+        "memory.kv_cache",
+        gettext_noop(
+            "%(gb)s GB of latent attention cache: (%(latent)s latent + %(rope)s RoPE key) x "
+            "%(layers)s layers x %(bytes)s bytes = %(per_token)s bytes per token, x %(tokens)s "
+            "tokens x %(requests)s requests"
+        ),
+        source,
+        gb=r(whole.kv_cache),
+        latent=arch.kv_lora_rank,
+        rope=arch.qk_rope_head_dim,
+        layers=arch.layers,
+        bytes=KV_BYTES[kv_precision(workload)],
+        per_token=int(kv_cache_bytes_per_token(arch, kv_precision(workload))),
+        tokens=tokens,
         requests=inf.concurrent_requests,
     )
 

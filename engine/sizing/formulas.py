@@ -79,7 +79,17 @@ def activation_bytes_per_layer(
 
 def kv_cache_bytes_per_token(arch: Architecture, kv_precision: Precision) -> float:
     """``2 x layers x kv_heads x head_dim x bytes``: keys and values of every layer for one
-    token. Uses the KV heads (grouped-query attention), not the hidden size."""
+    token. Uses the KV heads (grouped-query attention), not the hidden size.
+
+    Multi-head latent attention (DeepSeek-V2/V3/R1) caches instead, per layer, one compressed
+    latent and one decoupled RoPE key shared by all heads: ``(kv_lora_rank + qk_rope_head_dim)
+    x layers x bytes`` (DeepSeek-AI 2024, arXiv:2405.04434, section 2.1 and Table 1: ``(d_c +
+    d_h^R) l`` elements). DeepSeek-V3 in BF16: (512 + 64) x 61 x 2 = 70,272 bytes."""
+    if arch.is_latent_attention:
+        if arch.layers is None:
+            return 0.0
+        latent = (arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)
+        return float(arch.layers * latent) * KV_BYTES[kv_precision]
     kv_heads, head_dim = arch.resolved_kv_heads, arch.resolved_head_dim
     if arch.layers is None or kv_heads is None or head_dim is None:
         return 0.0

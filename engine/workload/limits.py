@@ -25,6 +25,8 @@ LIMITS: Mapping[str, tuple[float, float]] = MappingProxyType(
         "architecture.experts_per_token": (1, 1_024),
         "architecture.intermediate_size": (1, 1_048_576),
         "architecture.context_length": (1, 10_000_000),
+        "architecture.kv_lora_rank": (1, 65_536),
+        "architecture.qk_rope_head_dim": (1, 1_024),
         "training.lora_rank": (1, 4_096),
         "training.batch_size": (1, 65_536),
         "training.micro_batch_size": (1, 65_536),
@@ -64,6 +66,14 @@ MSG_ARCH_NEEDS = gettext_noop(
 MSG_KV_HEADS = gettext_noop("must divide attention_heads (%(heads)s) evenly")
 MSG_EXPERTS_PER_TOKEN = gettext_noop("must be at most experts (%(experts)s)")
 MSG_EXPERTS_NEED_K = gettext_noop("is required when experts is more than 1")
+# Multi-head latent attention caches (kv_lora_rank + qk_rope_head_dim) elements per token and
+# layer (DeepSeek-V2, arXiv:2405.04434, section 2.1); with only one of the two the engine cannot
+# size the cache, and refuses rather than guess.
+MSG_LATENT_NEEDS_BOTH = gettext_noop(
+    "the engine cannot model latent attention (MLA) with %(given)s alone: its KV cache is "
+    "(kv_lora_rank + qk_rope_head_dim) x layers elements per token; give %(missing)s too (from "
+    "the model's config.json)"
+)
 MSG_MICRO_BATCH = gettext_noop("must be at most batch_size (%(batch)s)")
 MSG_PRETRAIN_FULL = gettext_noop("pretraining trains every weight: method must be full")
 MSG_FULL_PRECISION = gettext_noop(

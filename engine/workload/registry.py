@@ -55,6 +55,12 @@ class Architecture:
     ``gated_mlp`` (SwiGLU-style three-matrix MLP, the default, vs a plain two-matrix MLP),
     ``tie_word_embeddings`` and ``context_length`` (longest supported context) refine LoRA adapter
     counts, quantised weight sizes and the longest context.
+
+    ``kv_lora_rank`` and ``qk_rope_head_dim`` describe multi-head latent attention (MLA,
+    DeepSeek-V2/V3/R1; DeepSeek-AI 2024, arXiv:2405.04434, section 2.1): each layer caches one
+    compressed latent of ``kv_lora_rank`` elements and one decoupled RoPE key of
+    ``qk_rope_head_dim`` elements per token, shared by every head, instead of per-head keys and
+    values. They come together (validation refuses one without the other).
     """
 
     layers: int | None = None
@@ -70,6 +76,13 @@ class Architecture:
     gated_mlp: bool | None = None
     tie_word_embeddings: bool | None = None
     context_length: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+
+    @property
+    def is_latent_attention(self) -> bool:
+        """Multi-head latent attention: the KV cache holds a latent and a RoPE key per layer."""
+        return self.kv_lora_rank is not None and self.qk_rope_head_dim is not None
 
     @property
     def is_transformer(self) -> bool:

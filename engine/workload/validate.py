@@ -16,6 +16,7 @@ from .limits import (
     MSG_KIND_CONTRADICTS_MODEL,
     MSG_KIND_NO_ARCHITECTURE,
     MSG_KV_HEADS,
+    MSG_LATENT_NEEDS_BOTH,
     MSG_MICRO_BATCH,
     MSG_MODEL_OR_PARAMETERS,
     MSG_NOT_BOTH,
@@ -112,6 +113,7 @@ def collect_errors(workload: Workload) -> dict[str, list[Message]]:
                 "architecture.experts_per_token",
                 Message(MSG_EXPERTS_PER_TOKEN, {"experts": experts}),
             )
+        _check_latent_attention(errors, merged)
 
     if workload.is_training or workload.training is not None:
         training = workload.training_or_default
@@ -156,6 +158,24 @@ def collect_errors(workload: Workload) -> dict[str, list[Message]]:
         _check_range(errors, "data.items", workload.data.items)
         _check_range(errors, "data.total_gb", workload.data.total_gb)
     return errors
+
+
+_LATENT_FIELDS = ("kv_lora_rank", "qk_rope_head_dim")
+
+
+def _check_latent_attention(errors: dict[str, list[Message]], arch: Architecture) -> None:
+    """Latent attention is sized from both of its fields; one without the other is an attention
+    the engine cannot model, refused on the field given (never sized as something else)."""
+    given = [name for name in _LATENT_FIELDS if getattr(arch, name) is not None]
+    if len(given) != 1:
+        return
+    (name,) = given
+    (missing,) = (other for other in _LATENT_FIELDS if other != name)
+    add(
+        errors,
+        f"architecture.{name}",
+        Message(MSG_LATENT_NEEDS_BOTH, {"given": name, "missing": missing}),
+    )
 
 
 # Kinds whose memory model is per image, scaled from a registry model, not layer by layer.

@@ -80,6 +80,18 @@ class ArchitectureSchema(serializers.Serializer):
         help_text="The output layer shares the input embeddings' weights.",
     )
     context_length = _ranged("architecture.context_length", integer=True)
+    kv_lora_rank = _ranged(
+        "architecture.kv_lora_rank",
+        integer=True,
+        help_text="Multi-head latent attention (DeepSeek-V2/V3/R1): config.json kv_lora_rank, "
+        "the latent each layer caches per token. Give it with qk_rope_head_dim.",
+    )
+    qk_rope_head_dim = _ranged(
+        "architecture.qk_rope_head_dim",
+        integer=True,
+        help_text="Multi-head latent attention: config.json qk_rope_head_dim, the RoPE key each "
+        "layer caches per token beside the latent. Give it with kv_lora_rank.",
+    )
 
 
 class TrainingSchema(serializers.Serializer):

@@ -65,6 +65,8 @@ REQUIRED_IDS = {
     "llama-3.1-405b",
     "mistral-7b",
     "mixtral-8x7b",
+    "deepseek-v3",
+    "deepseek-r1",
     "qwen2.5-7b",
     "qwen2.5-72b",
     "falcon-40b",
@@ -186,6 +188,59 @@ def test_mixtral_active_parameters_use_two_of_eight_experts():
     assert entry.active_parameters == entry.parameters - 6 * one_expert_all_layers
     assert entry.architecture.experts == 8
     assert entry.architecture.experts_per_token == 2
+
+
+# DeepSeek-V3 and R1 config.json (deepseek-ai/DeepSeek-V3, deepseek-ai/DeepSeek-R1 on Hugging Face).
+DEEPSEEK_CONFIG = {
+    "layers": 61,  # num_hidden_layers
+    "hidden_size": 7168,
+    "attention_heads": 128,
+    "kv_heads": 128,  # num_key_value_heads
+    "vocab_size": 129280,
+    "experts": 256,  # n_routed_experts
+    "experts_per_token": 8,  # num_experts_per_tok
+    "intermediate_size": 2048,  # moe_intermediate_size
+    "context_length": 163840,  # max_position_embeddings
+    "kv_lora_rank": 512,
+    "qk_rope_head_dim": 64,
+}
+
+
+def _deepseek_v3_parameters(*, routed_experts: int) -> int:
+    """DeepSeek-V3's main model (no multi-token-prediction layer) from config.json, with the
+    shapes of its modeling_deepseek.py: latent attention, 3 dense layers then 58 MoE layers of
+    ``routed_experts`` routed experts (of 256 stored) plus one shared expert."""
+    h, heads, q_rank, kv_rank, rope, nope, v = 7168, 128, 1536, 512, 64, 128, 128
+    attention = (
+        h * q_rank  # q_a_proj
+        + q_rank  # q_a_layernorm
+        + q_rank * heads * (nope + rope)  # q_b_proj
+        + h * (kv_rank + rope)  # kv_a_proj_with_mqa
+        + kv_rank  # kv_a_layernorm
+        + kv_rank * heads * (nope + v)  # kv_b_proj
+        + heads * v * h  # o_proj
+        + 2 * h  # input and post-attention norms
+    )
+    expert = 3 * h * 2048  # gate, up, down at moe_intermediate_size
+    moe = (routed_experts + 1) * expert + 256 * h + 256  # router weight and bias (all 256)
+    dense = 3 * h * 18432  # intermediate_size of the first_k_dense_replace = 3 layers
+    return 61 * attention + 3 * dense + 58 * moe + 2 * 129280 * h + h
+
+
+@pytest.mark.parametrize("model_id", ["deepseek-v3", "deepseek-r1"])
+def test_deepseek_v3_and_r1_are_671b_with_37b_active_and_latent_attention(model_id):
+    entry = registered(model_id)
+    arch = entry.architecture
+    assert {name: getattr(arch, name) for name in DEEPSEEK_CONFIG} == DEEPSEEK_CONFIG
+    assert arch.is_latent_attention
+    assert arch.is_moe
+    # The technical report (arXiv:2412.19437): 671B total, 37B activated per token.
+    assert entry.parameters == _deepseek_v3_parameters(routed_experts=256) == 671_026_419_200
+    assert entry.active_parameters == _deepseek_v3_parameters(routed_experts=8)
+    assert round(entry.active_parameters / 1e9) == 38  # 37.55B: the report rounds down
+    assert entry.autoregressive
+    assert any(s.endswith(f"{entry.name}/blob/main/config.json") for s in entry.sources)
+    assert "https://arxiv.org/abs/2412.19437" in entry.sources
 
 
 def test_sdxl_is_unet_plus_text_encoders_plus_vae():

@@ -419,3 +419,17 @@ def test_any_json_gives_a_workload_or_a_workload_error(data):
     else:
         assert error.errors
         assert all(error.errors.values())
+
+
+def test_half_a_latent_attention_is_refused_after_merging_with_the_registry():
+    # Llama has no latent attention: a kv_lora_rank alone cannot be sized, so it is refused.
+    errors = _errors(
+        {"task": "inference", "model": "llama-3.1-70b", "architecture": {"kv_lora_rank": 512}}
+    )
+    assert list(errors) == ["architecture.kv_lora_rank"]
+    assert "cannot model latent attention" in _rendered(errors, "architecture.kv_lora_rank")[0]
+    # DeepSeek-V3 already has both: overriding one of them is a latent attention still.
+    workload = workload_from_dict(
+        {"task": "inference", "model": "deepseek-v3", "architecture": {"kv_lora_rank": 256}}
+    )
+    assert workload.architecture == Architecture(kv_lora_rank=256)

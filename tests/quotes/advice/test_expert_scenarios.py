@@ -386,6 +386,55 @@ SCENARIOS = [
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
         max_tokens_per_second_per_user=20.0,
     ),
+    # Latent attention (MLA)
+    # DeepSeek-V3/R1 cache one 512-element latent and one 64-element RoPE key per layer and token
+    # (DeepSeek-V2, arXiv:2405.04434, section 2.1): (512 + 64) x 61 layers x 2 bytes = 70 kB per
+    # token in 16 bits, not the 4 MB keys and values of 128 heads would take. SGLang's DeepSeek
+    # guide (https://docs.sglang.ai/references/deepseek.html) runs the FP8 checkpoint on one
+    # 8 x H200 or 8 x MI300X node (BF16 on two); vLLM's recipe
+    # (https://docs.vllm.ai/projects/recipes/en/latest/DeepSeek/DeepSeek-V3.html) on 8 x H200 in
+    # FP8, tensor or data parallel with expert parallelism.
+    Scenario(
+        "DeepSeek-V3 in FP8, 16 users at 8k context",
+        {
+            "task": "inference",
+            "model": "deepseek-v3",
+            "precision": "fp8",
+            "inference": {"concurrent_requests": 16, "sequence_length": 8192},
+        },
+        PRODUCTION,
+        "673 GB of FP8 weights and 16 x 8,192 x 70 kB = 9 GB of latent cache: one 8-GPU node of "
+        "141-192 GB cards with FP8 tensor cores (H200, B200, MI300X), as SGLang and vLLM serve it; "
+        "a 1 TB per-head KV cache would wrongly ask for two or three nodes",
+        fp8_capable=True,
+        gpu_families=frozenset({"H200", "B200", "MI300X"}),
+        max_gpus=8,
+        servers=(1, 1),
+        gpus_per_server=(8, 8),
+        fabric=False,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_first_token_s=CHAT_FIRST_TOKEN_S,
+    ),
+    Scenario(
+        "DeepSeek-R1 in FP8, 32 users at 8k context",
+        {
+            "task": "inference",
+            "model": "deepseek-r1",
+            "precision": "fp8",
+            "inference": {"concurrent_requests": 32, "sequence_length": 8192},
+        },
+        PRODUCTION,
+        "R1 is DeepSeek-V3's architecture: 32 x 8,192 x 70 kB = 18 GB of latent cache beside 673 "
+        "GB of FP8 weights still fit one 8-GPU node of 141-192 GB cards, no fabric",
+        fp8_capable=True,
+        gpu_families=frozenset({"H200", "B200", "MI300X"}),
+        max_gpus=8,
+        servers=(1, 1),
+        gpus_per_server=(8, 8),
+        fabric=False,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_first_token_s=CHAT_FIRST_TOKEN_S,
+    ),
     # --- Retrieval: embedders and rerankers (encoders, no KV cache) -----------------------------
     Scenario(
         "RAG embedder: custom 0.335B encoder",

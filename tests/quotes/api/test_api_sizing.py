@@ -247,6 +247,54 @@ def test_a_custom_model_without_a_maximum_context_is_sized_with_a_note(client):
     ]
 
 
+def test_deepseek_v3_is_sized_with_its_latent_attention_cache(client):
+    payload = {
+        "task": "inference",
+        "model": "deepseek-v3",
+        "precision": "fp8",
+        "inference": {"concurrent_requests": 32, "sequence_length": 8192},
+    }
+
+    body = client.post(SIZING, payload, content_type="application/json").json()
+
+    # (512 latent + 64 RoPE key) x 61 layers x 2 bytes = 70,272 bytes per token (DeepSeek-V2
+    # paper, arXiv:2405.04434, Table 1), x 8,192 tokens x 32 requests.
+    assert body["memory_gb"]["kv_cache"] == round(70_272 * 8192 * 32 / 1e9, 2) == 18.42
+
+
+LATENT_CONFIG = {"layers": 61, "hidden_size": 7168, "attention_heads": 128}
+
+
+@pytest.mark.parametrize(
+    ("given", "missing"),
+    [("kv_lora_rank", "qk_rope_head_dim"), ("qk_rope_head_dim", "kv_lora_rank")],
+)
+def test_half_a_latent_attention_is_a_400_saying_the_engine_cannot_model_it(client, given, missing):
+    payload = {
+        "task": "inference",
+        "parameters_billions": 671,
+        "architecture": {**LATENT_CONFIG, given: 512},
+    }
+
+    response = client.post(SIZING, payload, content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        f"architecture.{given}": [
+            f"the engine cannot model latent attention (MLA) with {given} alone: its KV cache "
+            f"is (kv_lora_rank + qk_rope_head_dim) x layers elements per token; give {missing} "
+            "too (from the model's config.json)"
+        ]
+    }
+    french = client.post(
+        SIZING, payload, content_type="application/json", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert french.status_code == 400
+    assert french.json()["errors"][f"architecture.{given}"][0].startswith(
+        f"le moteur ne sait pas modéliser l'attention latente (MLA) avec {given} seul"
+    )
+
+
 @pytest.mark.parametrize("raw", ["[]", '"text"', "not json", "{", "null", "42"])
 def test_malformed_bodies_are_400_never_500(client, raw):
     response = client.post(SIZING, raw, content_type="application/json")
