@@ -2,13 +2,10 @@ from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
-from drf_spectacular.views import (
-    SpectacularAPIView,
-    SpectacularRedocView,
-    SpectacularSwaggerSplitView,
-)
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
 from gpuquote import views
+from gpuquote.api.schema_view import SchemaView
 from gpuquote.ops import health, metrics
 from quotes.wizard.views import steps as wizard_steps
 
@@ -17,7 +14,8 @@ api_v1: list[URLPattern | URLResolver] = [
     # catalog and the documentation; no two of these patterns match the same path.
     path("", include("quotes.api.urls")),
     path("", include("catalog.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Generated once per process and language, not per request (gpuquote.api.schema_view).
+    path("schema/", SchemaView.as_view(), name="schema"),
     # Swagger UI runs under the site's strict policy: its start-up script is served by the same
     # view (?script=), its page styles come from a static file.
     path(

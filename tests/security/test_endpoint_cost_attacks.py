@@ -4,7 +4,8 @@
   page: the CSRF middleware would parse all of it before the view runs; it is refused with a
   413 before anything reads it (``FORM_BODY_BYTES``);
 - the customer's quote PDF (half a second of CPU each) fetched again and again from its link:
-  rendered once per state of the quote, then served from the cache.
+  rendered once per state of the quote, then served from the cache;
+- the API's OpenAPI document (about 100 ms to generate): made once per process and language.
 
 The work is counted (bodies parsed, PDFs rendered), never timed."""
 
@@ -17,7 +18,10 @@ import pytest
 from django.http import HttpRequest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
+from drf_spectacular.generators import SchemaGenerator
 
+from gpuquote.api.schema_view import schema_cache_clear
 from quotes.models import WizardResult
 from quotes.sales import public_views, services
 from tests.quotes.sales.test_quote_services import _user, sent_quote_make
@@ -143,3 +147,26 @@ def test_the_customer_quote_pdf_is_rendered_once_per_state_of_the_quote(client, 
     client.get(path)
 
     assert len(renders) == 2
+
+
+def test_the_api_schema_is_generated_once_per_language(client, monkeypatch):
+    schema_cache_clear()
+    made: list[str] = []
+    real_get_schema = SchemaGenerator.get_schema
+
+    def get_schema(self: SchemaGenerator, *args: Any, **kwargs: Any) -> Any:
+        made.append(translation.get_language())
+        return real_get_schema(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", get_schema)
+    path = reverse("api:schema")
+
+    answers = [client.get(path + "?format=json") for _ in range(3)]
+    client.get(path)  # YAML: the same document, rendered again
+    french = client.get(path + "?format=json&lang=fr")
+
+    assert made == ["en", "fr"]
+    assert {a.status_code for a in answers} == {200}
+    assert answers[0].json() == answers[2].json()
+    assert french.status_code == 200
+    schema_cache_clear()
