@@ -78,6 +78,8 @@ def _form_paths(result: WizardResult, sent: Any) -> list[str]:
         reverse("wizard:result_use_budget", kwargs=token),
         reverse("wizard:quote_request", kwargs=token),
         reverse("sales:quote_public", args=[sent.token]),
+        reverse("sales:login"),
+        reverse("set_language"),
     ]
 
 
