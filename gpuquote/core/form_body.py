@@ -12,18 +12,18 @@ sent without a length is not read by Django at all (its stream is empty).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 
-View = Callable[..., HttpResponse]
+V = TypeVar("V", bound=Callable[..., Any])
 
 _ATTRIBUTE = "form_body_limited"
 
 
-def form_body_limited(view: View) -> View:
+def form_body_limited(view: V) -> V:
     """Mark ``view``: a body larger than ``FORM_BODY_BYTES`` is refused before it is read."""
     setattr(view, _ATTRIBUTE, True)
     return view
