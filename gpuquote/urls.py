@@ -2,13 +2,12 @@ from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path, re_path
-from drf_spectacular.views import (
-    SpectacularAPIView,
-    SpectacularRedocView,
-    SpectacularSwaggerSplitView,
-)
+from django.views.i18n import set_language
+from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerSplitView
 
 from gpuquote import views
+from gpuquote.api.schema_view import SchemaView
+from gpuquote.core.form_body import form_body_limited
 from gpuquote.ops import health, metrics
 from quotes.wizard.views import steps as wizard_steps
 
@@ -17,7 +16,8 @@ api_v1: list[URLPattern | URLResolver] = [
     # catalog and the documentation; no two of these patterns match the same path.
     path("", include("quotes.api.urls")),
     path("", include("catalog.api.urls")),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Generated once per process and language, not per request (gpuquote.api.schema_view).
+    path("schema/", SchemaView.as_view(), name="schema"),
     # Swagger UI runs under the site's strict policy: its start-up script is served by the same
     # view (?script=), its page styles come from a static file.
     path(
@@ -47,7 +47,8 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
     path("livez", views.livez, name="livez"),
-    path("i18n/", include("django.conf.urls.i18n")),
+    # Django's own language switch (django.conf.urls.i18n), its form body bounded as the site's.
+    path("i18n/setlang/", form_body_limited(set_language), name="set_language"),
     path("admin/", admin.site.urls),
     # Anything else under /api/: a JSON problem, never the site's HTML 404 page.
     re_path(r"^api/", views.api_not_found),

@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before the CSRF middleware, which reads a form's body: an oversized one is never read.
+    "gpuquote.core.form_body.FormBodyLimitMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -296,6 +298,10 @@ ANSWER_CACHE_SECONDS = env_int("ANSWER_CACHE_SECONDS", 60 * 60)
 # request): a price or assumption change reaches every process's answers within this time.
 DATA_VERSION_MS = env_int("DATA_VERSION_MS", 1000)
 QUOTE_PDF_RATE = env_str("QUOTE_PDF_RATE", "30/m")  # quote PDFs from the customer's link
+QUOTE_PDF_CACHE_SECONDS = env_int("QUOTE_PDF_CACHE_SECONDS", 7 * 24 * 60 * 60)
+# The public HTML forms (wizard, result page, customer's quote page): a larger body is refused
+# with a 413 before it is read (gpuquote.core.form_body).
+FORM_BODY_BYTES = env_int("FORM_BODY_BYTES", 65_536)
 
 # Content-Security-Policy (django-csp) on every response: scripts, styles, fonts and fetches from
 # the site's own files only, never inline; images also as data: URLs; no plugins, no framing,

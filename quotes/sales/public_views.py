@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -17,6 +19,7 @@ from django.utils import timezone, translation
 from django.views.decorators.http import require_GET, require_http_methods
 
 from engine.commerce.workflow import QuoteStatus
+from gpuquote.core.form_body import form_body_limited
 from gpuquote.core.ratelimit import rate_limited
 from quotes.models import Quote, QuoteEventKind, QuoteRevision
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
@@ -52,6 +55,7 @@ def _customer_revision(quote: Quote) -> QuoteRevision:
     return sent
 
 
+@form_body_limited
 @require_http_methods(["GET", "POST"])
 def quote_public(request: HttpRequest, token: str) -> HttpResponse:
     """The latest revision, its PDF, and the accept / decline buttons while the quote is open."""
@@ -88,6 +92,10 @@ def quote_public(request: HttpRequest, token: str) -> HttpResponse:
     return _private(render(request, "quotes/public_quote.html", context))
 
 
+# Bump when the quote template or its context changes: older cached PDFs are then ignored.
+QUOTE_PDF_VERSION = 1
+
+
 @require_GET
 @rate_limited(group="quote_pdf", rate_setting="QUOTE_PDF_RATE", methods=["GET", "HEAD"])
 def quote_public_pdf(request: HttpRequest, token: str) -> HttpResponse:
@@ -95,8 +103,25 @@ def quote_public_pdf(request: HttpRequest, token: str) -> HttpResponse:
     quote's language; 404 for a quote never sent."""
     quote = _quote_or_404(token)
     revision = _customer_revision(quote)
-    with translation.override(quote.language):
-        document = quote_pdf_render(quote=quote, revision=revision)
+    # A PDF costs about half a second of CPU: rendered once per revision and state of the quote
+    # (any save moves ``updated_at``), then served from the cache.
+    key = ":".join(
+        str(part)
+        for part in (
+            "quote-pdf",
+            QUOTE_PDF_VERSION,
+            quote.pk,
+            revision.pk,
+            quote.language,
+            quote.updated_at.isoformat(),
+            revision.sent_at.isoformat() if revision.sent_at else "",
+        )
+    )
+    document = cache.get(key)
+    if document is None:
+        with translation.override(quote.language):
+            document = quote_pdf_render(quote=quote, revision=revision)
+        cache.set(key, document, settings.QUOTE_PDF_CACHE_SECONDS)
     response = HttpResponse(document, content_type="application/pdf")
     filename = quote_pdf_filename(quote=quote, revision=revision)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -7,6 +7,7 @@ name of its view (``sales:quote_detail`` -> ``views.quote_detail``).
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from gpuquote.core.form_body import form_body_limited
 from quotes.sales import public_views, views
 
 app_name = "sales"
@@ -14,7 +15,7 @@ app_name = "sales"
 urlpatterns = [
     path(
         "staff/login/",
-        auth_views.LoginView.as_view(template_name="staff/login.html"),
+        form_body_limited(auth_views.LoginView.as_view(template_name="staff/login.html")),
         name="login",
     ),
     path(

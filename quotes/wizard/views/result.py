@@ -18,6 +18,7 @@ from catalog.selectors.exchange_rates import conversion_rates_get
 from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
 from engine.workload import WorkloadError
+from gpuquote.core.form_body import form_body_limited
 from gpuquote.core.ratelimit import rate_limited
 from quotes.advice.presenters import cloud_market_panel, localized_text
 from quotes.advice.result import AdviceResult
@@ -91,6 +92,7 @@ def _result_page(
     return _private(render(request, "wizard/result.html", context))
 
 
+@form_body_limited
 @require_POST
 @rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
 def result_reprice(request: HttpRequest, token: str) -> HttpResponse:
@@ -119,6 +121,7 @@ def result_reprice(request: HttpRequest, token: str) -> HttpResponse:
     return _result_page(request, result, advice, reprice_form=form)
 
 
+@form_body_limited
 @require_POST
 @rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
 def result_recompute(request: HttpRequest, token: str) -> HttpResponse:
@@ -140,6 +143,7 @@ def result_recompute(request: HttpRequest, token: str) -> HttpResponse:
     return redirect("wizard:result", token=fresh.token)
 
 
+@form_body_limited
 @require_POST
 @rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
 def result_use_budget(request: HttpRequest, token: str) -> HttpResponse:
@@ -179,6 +183,7 @@ def result_csv(request: HttpRequest, token: str) -> HttpResponse:
 QUOTE_ALREADY_RECORDED = "already"
 
 
+@form_body_limited
 @require_POST
 @rate_limited(group="quote_request", rate_setting="QUOTE_REQUEST_RATE", methods=["POST"])
 def quote_request(request: HttpRequest, token: str) -> HttpResponse:

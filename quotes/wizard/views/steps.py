@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from engine.assumptions import AssumptionError
 from engine.tco import TcoInputError
+from gpuquote.core.form_body import form_body_limited
 from gpuquote.core.ratelimit import rate_limited
 from quotes.advice.inputs import utilization_pct_for_uptime
 from quotes.advice.presenters import assumption_words, localized_text
@@ -113,6 +114,7 @@ def active_language() -> str:
 # --- The steps ------------------------------------------------------------------------------
 
 
+@form_body_limited
 @require_http_methods(["GET", "POST"])
 @rate_limited(group="wizard", rate_setting="WIZARD_RATE", methods=["POST"])
 def wizard_step(request: HttpRequest, step: str = STEPS[0]) -> HttpResponse:
@@ -256,6 +258,7 @@ def _render_step(
     return render(request, f"wizard/step_{step}.html", context)
 
 
+@form_body_limited
 @require_POST
 def wizard_reset(request: HttpRequest) -> HttpResponse:
     request.session.pop(SESSION_KEY, None)
