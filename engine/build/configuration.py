@@ -111,6 +111,11 @@ class BuildNeeds:
     # Why ``gpus_for`` gave a GPU no fit when memory is not the reason (a deadline that needs
     # more GPUs than GPUQuote builds): the diagnostic the answer shows. None: memory.
     unfit_reason: Callable[[GpuSpec], Message | None] | None = None
+    # What the job gets from ``n`` working GPUs of a model (spare servers not counted), higher is
+    # better: per-user tokens/s when serving a language model, images/s, 1 / training hours.
+    # The upper tiers are chosen by it (``builder``); None, or None for the cheapest build: by
+    # dense BF16 TFLOPS.
+    delivered: Callable[[GpuSpec, int], float | None] | None = None
 
     def __post_init__(self) -> None:
         if (
@@ -185,6 +190,16 @@ class BuiltOption:
     checks: tuple[Check, ...]
     # How the cluster's fabric and shared storage were designed (one sentence each, figures).
     notes: tuple[Message, ...] = ()
+    # Servers kept only to take over from a failing one (N+1): not counted as capacity.
+    spare_servers: int = 0
+    # What the job gets from the working GPUs (``BuildNeeds.delivered``), the figure the tiers
+    # were ranked by; None: ranked by TFLOPS (no delivered figure for this job).
+    delivered: float | None = None
+
+    @property
+    def working_gpus(self) -> int:
+        """The GPUs doing the job: the spare servers' aside."""
+        return self.gpu_line.quantity * max(1, self.servers - self.spare_servers)
 
     @property
     def gpu_line(self) -> PartLine:

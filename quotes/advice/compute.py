@@ -23,7 +23,7 @@ from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuClass, GpuSpec
 from engine.commerce.exchange import rates_involved
 from engine.money import Money
-from engine.performance.options import options_performance
+from engine.performance.options import options_performance, served_by
 from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
 from engine.workload.registry import get_model
@@ -158,6 +158,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             currency,
         ),
         performance=options_performance(workload, advice.build.options, gpus),
+        workstation_performance=None
+        if workstation is None or workload.is_training
+        else served_by(workload, workstation, 1),
         managed_offers=MappingProxyType(managed),
         job=job,
         rental=rental,

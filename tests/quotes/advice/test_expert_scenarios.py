@@ -198,10 +198,12 @@ SCENARIOS = [
         PRODUCTION,
         "200 x 8,192 tokens x 328 kB of KV cache per token is about 540 GB, plus 141 GB of "
         "weights: more than 8 x 80 GB, so one 8-GPU server of 141-192 GB cards (H200, B200, "
-        "MI300X) with whole copies, no cluster",
-        gpu_families=frozenset({"H200", "B200", "MI300X"}),
+        "MI300X) with whole copies, no cluster; the fastest build within three times its price "
+        "may be two 8 x H100 SXM servers, each holding whole copies, still without a fabric",
+        gpu_families=frozenset({"H200", "B200", "MI300X", "H100 SXM"}),
         max_gpus=8,
-        servers=(1, 1),
+        max_gpus_upper=16,
+        servers=(1, 2),
         gpus_per_server=(8, 8),
         fabric=False,
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
