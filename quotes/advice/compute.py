@@ -15,7 +15,8 @@ from types import MappingProxyType
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.service_tiers import service_tier_get
-from engine.advice.pipeline import sized_on, tco_configuration
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import tco_configuration
 from engine.advice.recommendation import chosen_option
 from engine.assumptions import Assumptions
 from engine.build.builder import BuiltOption, Environment, Tier

@@ -57,7 +57,10 @@ def test_no_option_is_dominated_and_performance_is_never_slower(catalog, needs, 
     assert result.options[0].tier is Tier.BUDGET
     assert result.options[0].totals.price == by_tflops.options[0].totals.price
     price = {o.tier: o.totals.price.amount for o in result.options}
-    speed = {o.tier: o.delivered for o in result.options}
+    speed: dict[Tier, float] = {}
+    for option in result.options:
+        assert option.delivered is not None
+        speed[option.tier] = option.delivered
     for option in result.options:
         gpu = next(g for g in catalog.gpus if g.sku == option.gpu_line.sku)
         # ranked by the working GPUs: a spare server is not capacity

@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from engine.advice.pipeline import gpu_profile
+from engine.advice.on_gpu import gpu_profile
 from engine.build.builder import Environment, Tier
 from engine.money import Money
 from engine.sizing import max_concurrent_requests, max_context_length, min_gpus, size

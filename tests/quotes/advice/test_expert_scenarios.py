@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from catalog.selectors import catalog_snapshot_get
-from engine.advice.pipeline import Advice, sized_on, tco_configuration
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import Advice, tco_configuration
 from engine.assumptions import region_defaults
 from engine.build import rules
 from engine.build.builder import BuiltOption, Environment, PartLine, Tier

@@ -41,7 +41,8 @@ LANGUAGE_MODELS = (
 
 def _per_user(workload: Workload, option: BuiltOption, catalog: CatalogSnapshot) -> float:
     found = option_performance(workload, option, catalog.gpus)
-    assert found is not None and found.serving is not None
+    assert found is not None
+    assert found.serving is not None
     return found.serving.tokens_per_second_per_user
 
 
@@ -83,7 +84,9 @@ def _assert_sound_tiers(workload: Workload, build: BuildResult, catalog: Catalog
 def serving_requests(draw: Any) -> dict[str, Any]:
     model = draw(st.sampled_from(LANGUAGE_MODELS))
     context = draw(st.sampled_from((2048, 4096, 8192, 16384, 32768)))
-    longest = get_model(model).architecture.context_length or context
+    entry = get_model(model)
+    assert entry is not None
+    longest = entry.architecture.context_length or context
     return {
         "workload": {
             "task": "inference",
@@ -137,7 +140,8 @@ def test_70b_for_32_users_at_8k_gets_a_faster_performance_option_than_budget():
     build, catalog = _advice(workload, Environment.PRODUCTION, always_on=True, budget_eur=None)
 
     tiers = [option.tier for option in build.options]
-    assert tiers[0] is Tier.BUDGET and Tier.PERFORMANCE in tiers
+    assert tiers[0] is Tier.BUDGET
+    assert Tier.PERFORMANCE in tiers
     budget, performance = build.options[0], build.options[-1]
     assert "L4" not in performance.gpu_line.name
     assert _per_user(workload, performance, catalog) > _per_user(workload, budget, catalog)
