@@ -95,7 +95,7 @@ def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:
     tensor-parallel degree, or a pipeline over servers), at most ``total_gpus``."""
     if workload.is_training:
         return total_gpus
-    replica = size(workload, gpu=gpu_profile(gpu)).replica_gpus
+    replica = size(workload, gpu=gpu_profile(gpu), explain=False).replica_gpus
     return max(1, min(replica, total_gpus))
 
 
