@@ -31,14 +31,22 @@ Tiers
 -----
 - ``budget``: the cheapest configuration (total over all servers) that passes every rule. When a
   budget is given and this is above it, there are no options and ``unmet`` says by how much.
-- ``balanced``: the GPU model whose cheapest build within the budget gives the most dense BF16
+- The upper tiers, when the request says what a build delivers (``BuildNeeds.delivered``:
+  tokens/s per user, images/s, training speed on the working GPUs): ranked by that figure, see
+  ``tiers.py``. ``performance`` is the cheapest build within ``rules.UPPER_TIER_MIN_GAIN`` of the
+  fastest, ``balanced`` the most delivered per unit of price strictly between budget and
+  performance; no option is dearer and slower than another. Candidates are each GPU model's
+  cheapest build within the budget, or without one ``rules.PERFORMANCE_MAX_PRICE_FACTOR`` x the
+  budget tier, rebuilt with comfort margins once chosen.
+- Otherwise (no delivered figure for the job), by dense BF16 TFLOPS:
+  ``balanced``: the GPU model whose cheapest build within the budget gives the most dense BF16
   TFLOPS per unit of price (then more TFLOPS, then cheaper), rebuilt with comfort margins.
   Without a budget, it may cost at most ``rules.BALANCED_MAX_PRICE_FACTOR`` x the budget tier.
-- ``performance``: the GPU model whose cheapest build within the budget delivers the most total
+  ``performance``: the GPU model whose cheapest build within the budget delivers the most total
   dense BF16 TFLOPS (then memory bandwidth, then price), rebuilt with comfort margins. Without a
   budget, it may cost at most ``rules.PERFORMANCE_MAX_PRICE_FACTOR`` x the budget tier.
-  "Fastest" compares GPU models, each at the job's own GPU count: GPUs are never added only to
-  raise the total.
+- Either way, tiers compare GPU models, each at the job's own GPU count: GPUs are never added
+  only to raise the total.
 Comfort margins: the same GPUs in the same number of servers, but one DIMM per channel (the full
 memory clock) and NVMe reads at twice the job's need, the cheapest such build. When none exists
 within the budget, the tier keeps the plain cheapest build of its GPU model.
@@ -73,8 +81,9 @@ request:
    capacity/throughput/bays, NIC sets per port count), pruned by price, power and PCIe lanes.
    Each list holds, per part, the smallest legal count: more DIMMs, drives or NICs of the same
    part only add price, power and lanes.
-5. ``balanced`` and ``performance`` visit models in order of an upper bound on their metric
-   (TFLOPS per price, TFLOPS) and stop when no remaining model can win.
+5. By TFLOPS, ``balanced`` and ``performance`` visit models in order of an upper bound on their
+   metric (TFLOPS per price, TFLOPS) and stop when no remaining model can win; by delivered
+   figure, every model's cheapest build below the ceiling is searched (``Search.model_plans``).
 ``tests/engine/build/test_builder_properties.py`` checks the budget option against a brute force
 over every configuration of small random catalogs.
 """
