@@ -83,7 +83,7 @@ def tiers_by_delivery(
     # The fastest within the speed model's error: the cheapest build that delivers at least the
     # most there is divided by the gain (a build twice the price for 4% more is not offered).
     fast = min(
-        (found for found in scored if found[1] * gain >= most),
+        (found for found in scored if found[1] * gain >= most and found[1] >= base * gain),
         key=lambda found: (found[0].total, -found[1]),
     )
     performance = Ranked(Tier.PERFORMANCE, search.with_comfort(fast[0], ceiling), fast[1])

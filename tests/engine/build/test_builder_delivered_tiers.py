@@ -5,7 +5,8 @@ is dearer and slower than another, and "performance" is never slower than "budge
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from engine.build import rules
 from engine.build.builder import Tier, build_options
 from engine.build.parts import GpuSpec
+from engine.build.tiers import tiers_by_delivery
 from tests.engine.build.test_builder_properties import catalogs, needs_for
 
 SETTINGS = settings(
@@ -89,3 +91,57 @@ def test_a_budget_build_nothing_beats_by_the_gain_stands_alone(catalog, needs):
     if result.options:
         assert [option.tier for option in result.options] == [Tier.BUDGET]
         assert any("noticeably faster" in note.template for note in result.notes)
+
+
+class _Search:
+    """Stands in for ``Search``: the candidates, and comfort margins that change nothing."""
+
+    def __init__(self, plans: list[Any]) -> None:
+        self.plans = plans
+
+    def model_plans(self, ceiling: float) -> list[Any]:
+        return [plan for plan in self.plans if plan.total < ceiling]
+
+    def with_comfort(self, plan: Any, bound: float) -> Any:
+        return plan
+
+
+def _plan(name: str, total: int) -> Any:
+    return SimpleNamespace(name=name, total=total)
+
+
+def _tiers(figures: dict[str, float], totals: dict[str, int]) -> list[tuple[Tier, str]]:
+    plans = {name: _plan(name, totals[name]) for name in figures}
+    found = tiers_by_delivery(
+        cast(Any, _Search(list(plans.values()))),
+        plans["cheapest"],
+        300,
+        lambda plan: figures[cast(Any, plan).name],
+    )
+    assert found is not None
+    return [(ranked.tier, cast(Any, ranked.plan).name) for ranked in found[0]]
+
+
+def test_performance_beats_the_budget_by_the_gain_even_when_the_fastest_is_near_it():
+    # 10.6 is the fastest; 10.2 is within 5 % of it and cheaper, but only 2 % above the budget
+    # build's 10: the performance option is the 10.6 one.
+    assert _tiers(
+        {"cheapest": 10.0, "near": 10.2, "fastest": 10.6},
+        {"cheapest": 100, "near": 120, "fastest": 200},
+    ) == [(Tier.BUDGET, "cheapest"), (Tier.PERFORMANCE, "fastest")]
+
+
+def test_performance_is_the_cheapest_build_within_the_gain_of_the_fastest():
+    # 40 at 544 units is 4.7 % above 38.2 at 260: the cheaper one is the performance option,
+    # and nothing between 208 and 260 is faster than the budget build by the gain.
+    assert _tiers(
+        {"cheapest": 19.4, "nvl": 38.2, "sxm": 40.0, "l4": 8.8},
+        {"cheapest": 208, "nvl": 260, "sxm": 290, "l4": 250},
+    ) == [(Tier.BUDGET, "cheapest"), (Tier.PERFORMANCE, "nvl")]
+
+
+def test_balanced_is_the_best_value_strictly_between_budget_and_performance():
+    assert _tiers(
+        {"cheapest": 10.0, "good": 20.0, "meh": 14.0, "fast": 40.0, "dear_slow": 15.0},
+        {"cheapest": 100, "good": 150, "meh": 140, "fast": 250, "dear_slow": 260},
+    ) == [(Tier.BUDGET, "cheapest"), (Tier.BALANCED, "good"), (Tier.PERFORMANCE, "fast")]
