@@ -10,7 +10,6 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from ..assumptions.gpu_models import training_mfu, training_mfu_fp8
 from ..build import rules
 from ..build.builder import BuildNeeds, BuildResult, BuiltOption, Environment, GpuFit, build_options
 from ..build.configuration import GpuPreference
@@ -18,19 +17,15 @@ from ..build.parts import CatalogSnapshot, GpuSpec
 from ..build.search import SearchIndex
 from ..i18n import Message, gettext_noop
 from ..money import Money
-from ..sizing import (
-    GpuProfile,
-    Sizing,
-    interconnect_gbps_per_gpu,
-    max_concurrent_requests,
-    size,
-)
+from ..performance.options import delivered_score
+from ..sizing import Sizing, interconnect_gbps_per_gpu, max_concurrent_requests, size
 from ..sizing.core import UNREACHABLE_GPUS, hours_on
 from ..sizing.fit import tensor_parallel_degrees
 from ..sizing.model import resolve_workload
 from ..sizing.system import dataset_gb
 from ..tco import TcoConfiguration
-from ..workload import LIMITS, Sharding, Workload, WorkloadError
+from ..workload import LIMITS, Workload, WorkloadError
+from .on_gpu import gpu_profile, sized_on
 
 # The most GPUs one answer may hold: the workload's own GPU range (``training.gpus``).
 MAX_CLUSTER_GPUS = int(LIMITS["training.gpus"][1])
@@ -40,28 +35,6 @@ MAX_CLUSTER_GPUS = int(LIMITS["training.gpus"][1])
 class Advice:
     sizing: Sizing  # the job on its own (no GPU chosen): storage, data rates, explanations
     build: BuildResult
-
-
-def gpu_profile(gpu: GpuSpec) -> GpuProfile:
-    training, fp8 = training_mfu(gpu.name), training_mfu_fp8(gpu.name)
-    return GpuProfile(
-        name=gpu.name,
-        memory_gb=gpu.memory_gb,
-        memory_bandwidth_gbs=gpu.memory_bandwidth_gbs,
-        bf16_tflops=gpu.bf16_tflops,
-        fp8_tflops=gpu.fp8_tflops,
-        training_mfu=training.value,
-        training_mfu_source=training.source,
-        training_mfu_fp8=fp8.value,
-        training_mfu_fp8_source=fp8.source,
-    )
-
-
-def _fully_sharded(workload: Workload) -> Workload:
-    training = workload.training_or_default
-    return dataclasses.replace(
-        workload, training=dataclasses.replace(training, sharding=Sharding.ZERO3)
-    )
 
 
 def sizing_on_gpu(workload: Workload, gpu: GpuSpec, *, explain: bool = True) -> Sizing | None:
@@ -139,16 +112,6 @@ def too_many_gpus(workload: Workload, gpu: GpuSpec) -> Message | None:
         ),
         {"gpus": needed, "gpu": gpu.name, "max": MAX_CLUSTER_GPUS},
     )
-
-
-def sized_on(workload: Workload, gpu: GpuSpec, gpus: int, *, explain: bool = True) -> Sizing:
-    """The job on ``gpus`` x ``gpu``; training that does not fit unsharded is sharded (ZeRO-3),
-    as the builder assumes when it counts the GPUs (one GPU has nothing to shard with)."""
-    profile = gpu_profile(gpu)
-    sized = size(workload, gpu=profile, gpus=gpus, explain=explain)
-    if sized.fits is False and workload.is_training and gpus > 1:
-        sized = size(_fully_sharded(workload), gpu=profile, gpus=gpus, explain=explain)
-    return sized
 
 
 def smaller_copies(workload: Workload, gpu: GpuSpec, replica: int) -> tuple[GpuFit, ...]:
@@ -276,6 +239,7 @@ def build_needs(
             serving=not workload.is_training,
             always_on=always_on,
         ),
+        delivered=delivered_score(workload),
     )
     return base, needs
 

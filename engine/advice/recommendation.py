@@ -45,9 +45,20 @@ class Recommendation:
 
 
 def chosen_option(options: Sequence[BuiltOption]) -> BuiltOption | None:
-    """The option the advice recommends and prices: the balanced one (the best value) when it is
-    shown, else the first, the cheapest sound build (None: no option). The result page, the
-    APIs, the checklist and the quotes all take this one."""
+    """The option the advice recommends and prices (None: no option). When the builder ranked
+    the options by what the job gets (``BuiltOption.delivered``): the one that delivers the
+    most per unit of price, the balanced one on a tie. Otherwise the balanced one (the best
+    value by TFLOPS) when it is shown, else the first, the cheapest sound build. The result
+    page, the APIs, the checklist and the quotes all take this one."""
+    figures = [(option, option.delivered, option.totals.price.amount) for option in options]
+    if figures and all(delivered is not None and price > 0 for _, delivered, price in figures):
+        return max(
+            figures,
+            key=lambda found: (
+                Decimal(str(found[1])) / found[2],
+                found[0].tier is Tier.BALANCED,
+            ),
+        )[0]
     balanced = next((option for option in options if option.tier is Tier.BALANCED), None)
     return balanced if balanced is not None else next(iter(options), None)
 

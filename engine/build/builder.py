@@ -31,14 +31,22 @@ Tiers
 -----
 - ``budget``: the cheapest configuration (total over all servers) that passes every rule. When a
   budget is given and this is above it, there are no options and ``unmet`` says by how much.
-- ``balanced``: the GPU model whose cheapest build within the budget gives the most dense BF16
+- The upper tiers, when the request says what a build delivers (``BuildNeeds.delivered``:
+  tokens/s per user, images/s, training speed on the working GPUs): ranked by that figure, see
+  ``tiers.py``. ``performance`` is the cheapest build within ``rules.UPPER_TIER_MIN_GAIN`` of the
+  fastest, ``balanced`` the most delivered per unit of price strictly between budget and
+  performance; no option is dearer and slower than another. Candidates are each GPU model's
+  cheapest build within the budget, or without one ``rules.PERFORMANCE_MAX_PRICE_FACTOR`` x the
+  budget tier, rebuilt with comfort margins once chosen.
+- Otherwise (no delivered figure for the job), by dense BF16 TFLOPS:
+  ``balanced``: the GPU model whose cheapest build within the budget gives the most dense BF16
   TFLOPS per unit of price (then more TFLOPS, then cheaper), rebuilt with comfort margins.
   Without a budget, it may cost at most ``rules.BALANCED_MAX_PRICE_FACTOR`` x the budget tier.
-- ``performance``: the GPU model whose cheapest build within the budget delivers the most total
+  ``performance``: the GPU model whose cheapest build within the budget delivers the most total
   dense BF16 TFLOPS (then memory bandwidth, then price), rebuilt with comfort margins. Without a
   budget, it may cost at most ``rules.PERFORMANCE_MAX_PRICE_FACTOR`` x the budget tier.
-  "Fastest" compares GPU models, each at the job's own GPU count: GPUs are never added only to
-  raise the total.
+- Either way, tiers compare GPU models, each at the job's own GPU count: GPUs are never added
+  only to raise the total.
 Comfort margins: the same GPUs in the same number of servers, but one DIMM per channel (the full
 memory clock) and NVMe reads at twice the job's need, the cheapest such build. When none exists
 within the budget, the tier keeps the plain cheapest build of its GPU model.
@@ -73,8 +81,9 @@ request:
    capacity/throughput/bays, NIC sets per port count), pruned by price, power and PCIe lanes.
    Each list holds, per part, the smallest legal count: more DIMMs, drives or NICs of the same
    part only add price, power and lanes.
-5. ``balanced`` and ``performance`` visit models in order of an upper bound on their metric
-   (TFLOPS per price, TFLOPS) and stop when no remaining model can win.
+5. By TFLOPS, ``balanced`` and ``performance`` visit models in order of an upper bound on their
+   metric (TFLOPS per price, TFLOPS) and stop when no remaining model can win; by delivered
+   figure, every model's cheapest build below the ceiling is searched (``Search.model_plans``).
 ``tests/engine/build/test_builder_properties.py`` checks the budget option against a brute force
 over every configuration of small random catalogs.
 """
@@ -107,7 +116,8 @@ from .configuration import (
     usable_data_gb,
 )
 from .parts import CatalogSnapshot
-from .search import INF, Plan, PricedCluster, SearchIndex, preferred_search
+from .search import INF, Plan, PricedCluster, Search, SearchIndex, preferred_search
+from .tiers import Missing, delivered_of, tiers_by_delivery
 
 # The builder's public face: callers import everything from here.
 __all__ = [
@@ -222,7 +232,9 @@ def _totals(
     )
 
 
-def _option(tier: Tier, plan: Plan, needs: BuildNeeds, currency: str) -> BuiltOption:
+def _option(
+    tier: Tier, plan: Plan, needs: BuildNeeds, currency: str, delivered: float | None = None
+) -> BuiltOption:
     config = plan.configuration()
     checks = tuple(iter_checks(config, needs, plan.model.fit))  # the fit the search used
     failed = [check.rule for check in checks if not check.passed]
@@ -237,6 +249,8 @@ def _option(tier: Tier, plan: Plan, needs: BuildNeeds, currency: str) -> BuiltOp
         totals=_totals(config, parts, needs, currency, cluster),
         checks=checks,
         notes=tuple(design.explanation for design in cluster.designs),
+        spare_servers=needs.spare_servers,
+        delivered=delivered,
     )
 
 
@@ -294,36 +308,56 @@ def build_options(
                 (), (_budget_message(index, needs.budget, cheapest),), budget_needed=needed
             )
         bound = limit + 1
-    plans = [(Tier.BUDGET, cheapest)]
-    value_bound = bound if needs.budget else _band(cheapest.total, rules.BALANCED_MAX_PRICE_FACTOR)
-    value = search.best_value(value_bound)
-    if value is not None:
-        plans.append((Tier.BALANCED, search.with_comfort(value, value_bound)))
-    fast_bound = (
-        bound if needs.budget else _band(cheapest.total, rules.PERFORMANCE_MAX_PRICE_FACTOR)
-    )
-    fastest = search.fastest(fast_bound)
-    if fastest is not None:
-        plans.append((Tier.PERFORMANCE, search.with_comfort(fastest, fast_bound)))
+    budgeted = needs.budget is not None
+    ceiling = bound if budgeted else _band(cheapest.total, rules.PERFORMANCE_MAX_PRICE_FACTOR)
+    delivered = delivered_of(needs)
+    ranked = None if delivered is None else tiers_by_delivery(search, cheapest, ceiling, delivered)
+    notes: list[Message] = []
+    if ranked is None:
+        plans, missing_notes = _tiers_by_tflops(search, cheapest, bound, budgeted)
+        scores: dict[Tier, float | None] = {}
+    else:
+        tiers, missing = ranked
+        plans = [(found.tier, found.plan) for found in tiers]
+        scores = {found.tier: found.delivered for found in tiers}
+        missing_notes = [_not_delivered_note(tier, why, budgeted) for tier, why in missing]
     options: list[BuiltOption] = []
     seen: dict[tuple[int, tuple[PartLine, ...]], Tier] = {}
-    notes: list[Message] = []
     for tier, plan in plans:
-        option = _option(tier, plan, needs, index.currency)
+        option = _option(tier, plan, needs, index.currency, scores.get(tier))
         identity = (option.servers, option.parts)
         if identity in seen:
-            notes.append(_repeat_note(tier, seen[identity], needs.budget is not None))
+            notes.append(_repeat_note(tier, seen[identity], budgeted))
         else:
             seen[identity] = tier
             options.append(option)
-    found = {tier for tier, _ in plans}
-    for tier, factor in (
-        (Tier.BALANCED, rules.BALANCED_MAX_PRICE_FACTOR),
-        (Tier.PERFORMANCE, rules.PERFORMANCE_MAX_PRICE_FACTOR),
-    ):
-        if tier not in found:
-            notes.append(_missing_note(tier, factor, needs.budget is not None))
+    notes.extend(missing_notes)
     return BuildResult(tuple(options), (), tuple(notes))
+
+
+def _tiers_by_tflops(
+    search: Search, cheapest: Plan, bound: float, budgeted: bool
+) -> tuple[list[tuple[Tier, Plan]], list[Message]]:
+    """The upper tiers of a job without a delivered figure: by dense BF16 TFLOPS per price
+    (balanced) and total TFLOPS (performance), each in its price band above the budget build."""
+    plans = [(Tier.BUDGET, cheapest)]
+    value_bound = bound if budgeted else _band(cheapest.total, rules.BALANCED_MAX_PRICE_FACTOR)
+    value = search.best_value(value_bound)
+    if value is not None:
+        plans.append((Tier.BALANCED, search.with_comfort(value, value_bound)))
+    fast_bound = bound if budgeted else _band(cheapest.total, rules.PERFORMANCE_MAX_PRICE_FACTOR)
+    fastest = search.fastest(fast_bound)
+    if fastest is not None:
+        plans.append((Tier.PERFORMANCE, search.with_comfort(fastest, fast_bound)))
+    found = {tier for tier, _ in plans}
+    return plans, [
+        _missing_note(tier, factor, budgeted)
+        for tier, factor in (
+            (Tier.BALANCED, rules.BALANCED_MAX_PRICE_FACTOR),
+            (Tier.PERFORMANCE, rules.PERFORMANCE_MAX_PRICE_FACTOR),
+        )
+        if tier not in found
+    ]
 
 
 _TIER_NAMES = {
@@ -379,6 +413,33 @@ def _missing_note(tier: Tier, factor: Decimal, budgeted: bool) -> Message:
         ),
         tier=Message(_TIER_NAMES[tier]),
         factor=factor,
+    )
+
+
+def _not_delivered_note(tier: Tier, why: Missing, budgeted: bool) -> Message:
+    """Why a tier chosen by what the job gets has no option of its own."""
+    if why is Missing.NOTHING_BETWEEN:
+        return message(
+            gettext_noop(
+                "No balanced option: no build costs between the budget and performance options "
+                "and does this job faster than the first."
+            )
+        )
+    if budgeted:
+        return message(
+            gettext_noop(
+                "No %(tier)s option: within your budget no build does this job noticeably "
+                "faster than the budget option."
+            ),
+            tier=Message(_TIER_NAMES[tier]),
+        )
+    return message(
+        gettext_noop(
+            "No %(tier)s option: no build within %(factor)s times the budget option's price "
+            "does this job noticeably faster than the budget option."
+        ),
+        tier=Message(_TIER_NAMES[tier]),
+        factor=rules.PERFORMANCE_MAX_PRICE_FACTOR,
     )
 
 

@@ -116,6 +116,12 @@ class BuildNeeds:
     # copy first (a copy spanning servers is the last resort, ``search.solver``). None: none.
     smaller_copies: Callable[[GpuSpec], tuple[GpuFit, ...]] | None = None
 
+    # What the job gets from ``n`` working GPUs of a model (spare servers not counted), higher is
+    # better: per-user tokens/s when serving a language model, images/s, 1 / training hours.
+    # The upper tiers are chosen by it (``builder``); None, or None for the cheapest build: by
+    # dense BF16 TFLOPS.
+    delivered: Callable[[GpuSpec, int], float | None] | None = None
+
     def __post_init__(self) -> None:
         if (
             min(self.storage_gb, self.storage_read_mbs, self.local_storage_gb or 0) < 0
@@ -189,6 +195,16 @@ class BuiltOption:
     checks: tuple[Check, ...]
     # How the cluster's fabric and shared storage were designed (one sentence each, figures).
     notes: tuple[Message, ...] = ()
+    # Servers kept only to take over from a failing one (N+1): not counted as capacity.
+    spare_servers: int = 0
+    # What the job gets from the working GPUs (``BuildNeeds.delivered``), the figure the tiers
+    # were ranked by; None: ranked by TFLOPS (no delivered figure for this job).
+    delivered: float | None = None
+
+    @property
+    def working_gpus(self) -> int:
+        """The GPUs doing the job: the spare servers' aside."""
+        return self.gpu_line.quantity * max(1, self.servers - self.spare_servers)
 
     @property
     def gpu_line(self) -> PartLine:

@@ -130,6 +130,10 @@ BOOT_DRIVE_MIN_GB = 240  # the smallest common datacenter boot SSD; OS, images a
 UPPER_TIER_IDLE_GPUS_MAX_SHARE = Decimal(1)
 BALANCED_MAX_PRICE_FACTOR = Decimal("1.5")
 PERFORMANCE_MAX_PRICE_FACTOR = Decimal(3)
+# An upper tier ranked by what the job gets (per-user tokens/s, images/s, training speed) must
+# deliver at least this much more than the budget build: GPUQuote's assumption, a gain under 5%
+# is within the error of the speed model and reads as the same speed at a higher price.
+UPPER_TIER_MIN_GAIN = Decimal("1.05")
 POWER_MARGIN = Decimal("1.25")
 PSU_REDUNDANT_MIN = 1  # production: N+1 at least
 

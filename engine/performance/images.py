@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..advice.pipeline import gpu_profile
+from ..advice.on_gpu import gpu_profile
 from ..build.parts import GpuSpec
 from ..i18n import Message, gettext_noop
 from ..sizing import NON_TRANSFORMER_MFU, Explanation

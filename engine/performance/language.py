@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
-from ..advice.pipeline import gpu_profile
+from ..advice.on_gpu import gpu_profile
 from ..assumptions.gpu_models import decode_bandwidth
 from ..build.parts import GpuSpec
 from ..i18n import Message, figure, gettext_noop, ngettext_noop

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from types import MappingProxyType
 
-from ..advice.pipeline import gpu_profile, sized_on
+from ..advice.on_gpu import gpu_profile, sized_on
 from ..build.builder import BuiltOption, Tier
 from ..build.parts import GpuSpec
 from ..i18n import Message
@@ -101,7 +101,7 @@ def replica_gpus(workload: Workload, gpu: GpuSpec, total_gpus: int) -> int:
     tensor-parallel degree, or a pipeline over servers), at most ``total_gpus``."""
     if workload.is_training:
         return total_gpus
-    replica = size(workload, gpu=gpu_profile(gpu)).replica_gpus
+    replica = size(workload, gpu=gpu_profile(gpu), explain=False).replica_gpus
     return max(1, min(replica, total_gpus))
 
 
@@ -131,12 +131,47 @@ def copy_layout(
     return replica, -(-replica // per_server)
 
 
+def served_by(workload: Workload, gpu: GpuSpec, gpus: int) -> Performance:
+    """The workload on ``gpus`` working GPUs of ``gpu``: one copy of the model takes
+    ``replica_gpus`` GPUs; the others hold more copies."""
+    per_replica = replica_gpus(workload, gpu, gpus)
+    return performance_for(
+        workload,
+        gpu,
+        gpus_per_replica=per_replica,
+        replicas=max(1, gpus // per_replica),
+        total_gpus=gpus,
+    )
+
+
+def delivered(performance: Performance) -> float | None:
+    """The one figure options are ranked by, higher is better: tokens/s each user sees at the
+    asked concurrency, images/s, or trainings per hour (1 / hours); None: no figure."""
+    if performance.serving is not None:
+        return performance.serving.tokens_per_second_per_user
+    if performance.images is not None:
+        return performance.images.images_per_second
+    if performance.training is not None and performance.training.hours > 0:
+        return 1.0 / performance.training.hours
+    return None
+
+
+def delivered_score(workload: Workload) -> Callable[[GpuSpec, int], float | None]:
+    """``delivered`` of the workload on ``n`` working GPUs of a model: what the builder ranks
+    its upper tiers by (``BuildNeeds.delivered``), the same figure the options then show."""
+
+    def score(gpu: GpuSpec, gpus: int) -> float | None:
+        return delivered(served_by(workload, gpu, gpus))
+
+    return score
+
+
 def option_performance(
     workload: Workload, option: BuiltOption, gpus: Sequence[GpuSpec]
 ) -> Performance | None:
     """The performance of a built option, its GPU found by SKU in ``gpus`` (the catalog's);
-    None when the catalog no longer lists it. One copy of the model takes ``replica_gpus`` GPUs;
-    the option's other GPUs hold more copies."""
+    None when the catalog no longer lists it. Its working GPUs do the job: a spare server kept
+    to take over from a failing one is not capacity."""
     line = option.gpu_line
     gpu = next((spec for spec in gpus if spec.sku == line.sku), None)
     if gpu is None:
@@ -151,6 +186,8 @@ def option_performance(
         total_gpus=total,
         pipeline_stages=stages,
     )
+
+    found = served_by(workload, gpu, option.working_gpus)
     return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
 
 

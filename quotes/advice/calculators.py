@@ -16,7 +16,8 @@ from django.utils.translation import gettext as _
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.cloud_offers import CloudMarket
 from catalog.selectors.service_tiers import service_tier_get
-from engine.advice.pipeline import Advice, gpu_profile, tco_configuration
+from engine.advice.on_gpu import gpu_profile
+from engine.advice.pipeline import Advice, tco_configuration
 from engine.advice.recommendation import Recommendation, chosen_option, recommend
 from engine.assumptions import AssumptionError
 from engine.build.builder import BuiltOption, Environment, Tier

@@ -15,7 +15,8 @@ from types import MappingProxyType
 from catalog.selectors import catalog_snapshot_get, price_ages_get
 from catalog.selectors.hosting_offers import hosting_offers_current_get
 from catalog.selectors.service_tiers import service_tier_get
-from engine.advice.pipeline import sized_on, tco_configuration
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import tco_configuration
 from engine.advice.recommendation import chosen_option
 from engine.assumptions import Assumptions
 from engine.build.builder import BuiltOption, Environment, Tier
@@ -23,7 +24,7 @@ from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuClass, GpuSpec
 from engine.commerce.exchange import rates_involved
 from engine.money import Money
-from engine.performance.options import options_performance
+from engine.performance.options import options_performance, served_by
 from engine.tco import ManagedOffer, TcoResult, job_cost, managed_offer
 from engine.workload import Workload, workload_from_dict
 from engine.workload.registry import get_model
@@ -157,6 +158,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             currency,
         ),
         performance=options_performance(workload, advice.build.options, gpus),
+        workstation_performance=None
+        if workstation is None or workload.is_training
+        else served_by(workload, workstation, 1),
         managed_offers=MappingProxyType(managed),
         job=job,
         rental=rental,

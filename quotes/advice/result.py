@@ -114,6 +114,9 @@ class AdviceResult:
     # The reference rates the parts' prices observed in another currency were converted at
     # (empty when none was, and in results stored before prices were converted where used).
     exchange_rates: tuple[DatedRate, ...] = ()
+    # The workstation card served by the options' own speed model (``engine.performance``), so
+    # the page compares like with like; None for training and in results stored before it.
+    workstation_performance: Performance | None = None
 
     @property
     def chosen(self) -> BuiltOption | None:

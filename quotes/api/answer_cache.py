@@ -30,8 +30,9 @@ from gpuquote.core.process_cache import ProcessCache
 from quotes.advice.selectors import data_version_get
 
 # Bump when an answer's shape or its computation changes without a data change.
-# 2: the rendered bytes, keyed by media type too; 3: software stack; 4: service tiers
-ANSWER_CACHE_VERSION = 4
+# 2: the rendered bytes, keyed by media type too; 3: software stack; 4: service tiers;
+# 5: upper tiers ranked by what the job gets
+ANSWER_CACHE_VERSION = 5
 
 
 def answer_key(endpoint: str, data: Any, media_type: str = "") -> str | None:

@@ -48,6 +48,7 @@ from quotes.advice.presenters import (
     localized_text,
     monitoring_to_dict,
     number,
+    on_gpus_to_dict,
     recommendation_to_dict,
     sizing_to_dict,
     text,
@@ -304,16 +305,11 @@ def result_context(
             servers=chosen["servers"],
             service_tier=costs.service_tier,
         )
-    on_recommended = (
-        None
-        if advice.on_recommended is None
-        else sizing_to_dict(advice.on_recommended, render=localized_text)
+    on_recommended = on_gpus_to_dict(
+        advice.on_recommended,
+        None if advice.chosen_tier is None else advice.performance.get(advice.chosen_tier),
     )
-    on_workstation = (
-        None
-        if advice.on_workstation is None
-        else sizing_to_dict(advice.on_workstation, render=localized_text)
-    )
+    on_workstation = on_gpus_to_dict(advice.on_workstation, advice.workstation_performance)
     rates = {rate.currency: rate for rate in advice.exchange_rates}
     is_training = inputs.workload["task"] != "inference"
     checklist_items = [

@@ -442,6 +442,12 @@ class Search:
                 best, best_key = plan, key
         return best
 
+    def model_plans(self, bound: float) -> list[Plan]:
+        """Each GPU model's cheapest upper-tier plan below ``bound`` (the models without one left
+        out), for tiers chosen by what the job gets rather than by TFLOPS."""
+        plans = (self.best_plan(model, bound, upper=True) for model in self.models)
+        return [plan for plan in plans if plan is not None]
+
     def with_comfort(self, plan: Plan, bound: float) -> Plan:
         """The same GPUs in the same number of servers, cheapest with one DIMM per channel and
         twice the read throughput, when that exists under ``bound``; else the plan itself."""

@@ -30,7 +30,12 @@ from quotes.advice.presenters.options import (
     option_to_dict,
 )
 from quotes.advice.presenters.performance import monitoring_to_dict, performance_to_dict
-from quotes.advice.presenters.result import defaults_to_dict, job_dict, result_to_dict
+from quotes.advice.presenters.result import (
+    defaults_to_dict,
+    job_dict,
+    on_gpus_to_dict,
+    result_to_dict,
+)
 from quotes.advice.presenters.tco import (
     assumption_to_dict,
     assumption_words,
@@ -72,6 +77,7 @@ __all__ = [
     "model_entry_to_dict",
     "monitoring_to_dict",
     "number",
+    "on_gpus_to_dict",
     "option_to_dict",
     "performance_to_dict",
     "recommendation_to_dict",

@@ -9,7 +9,8 @@ from types import MappingProxyType
 import pytest
 
 from engine.advice.codec import CodecError, decode, encode
-from engine.advice.pipeline import advise, sized_on
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import advise
 from engine.assumptions import region_defaults
 from engine.build.builder import BuildResult, Environment
 from engine.i18n import Message

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.advice.pipeline import MAX_CLUSTER_GPUS, advise, gpu_profile, too_many_gpus
+from engine.advice.on_gpu import gpu_profile
+from engine.advice.pipeline import MAX_CLUSTER_GPUS, advise, too_many_gpus
 from engine.build.builder import Environment
 from engine.build.parts import GpuSpec
 from engine.workload import Workload, workload_from_dict

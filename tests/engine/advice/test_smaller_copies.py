@@ -8,7 +8,8 @@ GB cannot hold the weights at all.
 
 from __future__ import annotations
 
-from engine.advice.pipeline import gpu_profile, smaller_copies
+from engine.advice.on_gpu import gpu_profile
+from engine.advice.pipeline import smaller_copies
 from engine.build.parts import FormFactor
 from engine.sizing import max_concurrent_requests, size
 from engine.workload import workload_from_dict

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.advice.pipeline import sized_on
+from engine.advice.on_gpu import sized_on
 from engine.build.parts import FormFactor, GpuClass, GpuSpec
 from engine.performance.training import training_time
 from engine.sizing.constants import MLPERF_LORA_TOKENS_PER_SAMPLE

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.advice.pipeline import sized_on, sizing_on_gpu
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import sizing_on_gpu
 from engine.sizing import GpuProfile, size
 from engine.workload import WorkloadError, workload_from_dict
 from engine.workload.registry import all_models

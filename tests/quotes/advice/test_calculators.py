@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from engine.advice.pipeline import gpu_profile
+from engine.advice.on_gpu import gpu_profile
 from engine.build.builder import Environment, Tier
 from engine.money import Money
 from engine.sizing import max_concurrent_requests, max_context_length, min_gpus, size
@@ -118,23 +118,25 @@ def test_the_sizing_endpoint_is_the_service_serialised(client):
 @pytest.mark.parametrize(
     ("model", "offered", "recommended"),
     [
-        ("llama-3.1-70b", [Tier.BUDGET, Tier.BALANCED, Tier.PERFORMANCE], Tier.BALANCED),
-        # No balanced option: the first one offered.
-        ("llama-3.1-8b", [Tier.BUDGET, Tier.PERFORMANCE], Tier.BUDGET),
+        # 2 x H100 NVL serve three times the budget's tokens/s per user for 1.8 times its price.
+        ("llama-3.1-70b", [Tier.BUDGET, Tier.BALANCED, Tier.PERFORMANCE], Tier.PERFORMANCE),
+        # No balanced option: nothing between one L4 and one L40S is faster than the L4.
+        ("llama-3.1-8b", [Tier.BUDGET, Tier.PERFORMANCE], Tier.PERFORMANCE),
     ],
 )
-def test_configurations_recommend_the_balanced_option_else_the_first(
-    client, model, offered, recommended
-):
+def test_configurations_recommend_the_most_delivered_per_euro(client, model, offered, recommended):
     workload = {"task": "inference", "model": model}
 
     answer = configurations_answer(
         workload=workload_from_dict(workload), environment=Environment.PRODUCTION, currency="EUR"
     )
 
-    assert [option.tier for option in answer.advice.build.options] == offered
+    options = answer.advice.build.options
+    assert [option.tier for option in options] == offered
     assert answer.recommendation is not None
     assert answer.recommendation.tier is recommended
+    value = {o.tier: o.delivered / float(o.totals.price.amount) for o in options if o.delivered}
+    assert max(value, key=lambda tier: value[tier]) is recommended
     assert set(answer.performance) == set(offered)
     body = _post(client, "configurations", {"workload": workload, "environment": "production"})
     assert body == configurations_answer_to_dict(answer)

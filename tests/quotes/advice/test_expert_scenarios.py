@@ -8,7 +8,8 @@ row's own figures, every row is held to what an expert checks on any quote (``GE
 rule check passes, parts are current, a missing tier is explained, data drives sit in hot-swap
 bays and are mirrored in production, a server beyond an office circuit carries a site warning,
 AMD options name their software stack, the performance tier is not slower than the budget one,
-and training over several servers uses dense servers on a fabric. Every row passes in full.
+no option is dearer and slower than another, and training over several servers uses dense
+servers on a fabric. Every row passes in full.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 import pytest
 
 from catalog.selectors import catalog_snapshot_get
-from engine.advice.pipeline import Advice, sized_on, tco_configuration
+from engine.advice.on_gpu import sized_on
+from engine.advice.pipeline import Advice, tco_configuration
 from engine.assumptions import region_defaults
 from engine.build import rules
 from engine.build.builder import BuiltOption, Environment, PartLine, Tier
@@ -86,6 +88,9 @@ class Scenario:
     pipeline_stages: int | None = None  # servers one model copy spans (1: inside a server)
     max_first_token_s: float | None = None  # every option's figure
     min_first_token_s: float | None = None  # every option's figure at least (long prompts)
+    # the performance option serves at least this many times the budget option's tokens/s per
+    # user (and is offered)
+    min_speedup: float | None = None
     images_per_second: bool = False  # every option states a figure above zero
     within_deadline: bool = False  # every option trains within ``training.deadline_days``
     # (catalog GPU model, cited minutes): the job on ``training.gpus`` of that GPU, without
@@ -201,10 +206,12 @@ SCENARIOS = [
         PRODUCTION,
         "200 x 8,192 tokens x 328 kB of KV cache per token is about 540 GB, plus 141 GB of "
         "weights: more than 8 x 80 GB, so one 8-GPU server of 141-192 GB cards (H200, B200, "
-        "MI300X) with whole copies, no cluster",
-        gpu_families=frozenset({"H200", "B200", "MI300X"}),
+        "MI300X) with whole copies, no cluster; the fastest build within three times its price "
+        "may be two 8 x H100 SXM servers, each holding whole copies, still without a fabric",
+        gpu_families=frozenset({"H200", "B200", "MI300X", "H100 SXM"}),
         max_gpus=8,
-        servers=(1, 1),
+        max_gpus_upper=16,
+        servers=(1, 2),
         gpus_per_server=(8, 8),
         fabric=False,
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
@@ -434,6 +441,59 @@ SCENARIOS = [
         fabric=False,
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
         max_first_token_s=CHAT_FIRST_TOKEN_S,
+    ),
+    # Tiers by delivered speed
+    Scenario(
+        "70B BF16 for 32 users at 8k, always on: tiers by tokens/s per user",
+        {
+            "task": "inference",
+            "model": "llama-3.1-70b",
+            "precision": "bf16",
+            "inference": {"concurrent_requests": 32, "sequence_length": 8192},
+        },
+        PRODUCTION,
+        "141 GB of BF16 weights (70.6e9 x 2 bytes) and 32 x 8,192 tokens x 328 kB of KV cache "
+        "(80 layers x 8 KV heads x 128 x 2 x 2 bytes), 86 GB: one copy on 4 x 80-94 GB cards in "
+        "a working server, and a spare server that serves nobody until one fails. Decode reads "
+        "the weights and the cache every step, so per-user speed follows memory bandwidth: the "
+        "H100 NVL's 3.9 TB/s against the H100 PCIe's 2.0 TB/s (NVIDIA datasheets) is about "
+        "twice the tokens/s for a quarter more money; 88 L4s (300 GB/s each, a 24 GB card) are "
+        "no faster option",
+        always_on=True,
+        gpu_families=frozenset({"H100", "H200", "B200", "MI300X"}),
+        servers=(2, 3),
+        fabric=False,
+        spare_server=True,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_first_token_s=CHAT_FIRST_TOKEN_S,
+        min_speedup=1.8,
+    ),
+    Scenario(
+        "8B for 500 users: tiers by tokens/s per user",
+        {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurrent_requests": 500}},
+        PRODUCTION,
+        "500 users at 4k hold about 270 GB of KV cache, read on every decode step: 864 GB/s "
+        "L40S cards (the cheapest build) serve each user about a third of what 3.35-3.9 TB/s "
+        "H100s do (NVIDIA datasheets); every option holds whole copies per server",
+        servers=(1, 2),
+        fabric=False,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_first_token_s=CHAT_FIRST_TOKEN_S,
+        min_speedup=2.5,
+    ),
+    Scenario(
+        "Mixtral 8x7B for 64 users, experiment: tiers by tokens/s per user",
+        {"task": "inference", "model": "mixtral-8x7b", "inference": {"concurrent_requests": 64}},
+        EXPERIMENT,
+        "93 GB of BF16 weights (46.7e9 x 2 bytes) and the users' cache fit 4 x 48 GB "
+        "workstation cards at 960 GB/s or 2 x 94 GB H100 NVL at 3.9 TB/s (NVIDIA datasheets): "
+        "the faster option at least doubles each user's tokens/s (two copies' worth of "
+        "bandwidth, twice the per-GPU share)",
+        servers=(1, 1),
+        fabric=False,
+        min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
+        max_first_token_s=CHAT_FIRST_TOKEN_S,
+        min_speedup=1.8,
     ),
     # --- Retrieval: embedders and rerankers (encoders, no KV cache) -----------------------------
     Scenario(
@@ -1286,6 +1346,43 @@ def _faster_tier(s: Scenario, a: Answer) -> None:
         assert high.training.hours <= low.training.hours, s.name
 
 
+def _delivered(performance: Performance | None) -> float | None:
+    """What an option delivers, higher is better: tokens/s per user, images/s, 1 / hours."""
+    if performance is None:
+        return None
+    if performance.serving is not None:
+        return performance.serving.tokens_per_second_per_user
+    if performance.images is not None:
+        return performance.images.images_per_second
+    if performance.training is not None and performance.training.hours:
+        return 1 / performance.training.hours
+    return None
+
+
+def _undominated(s: Scenario, a: Answer) -> None:
+    """No option is dearer and slower than another: a dearer one delivers more."""
+    figures = {option.tier: _delivered(a.performance.get(option.tier)) for option in a.options}
+    for dearer in a.options:
+        for other in a.options:
+            high, low = figures[dearer.tier], figures[other.tier]
+            if high is None or low is None:
+                continue
+            if dearer.totals.price.amount > other.totals.price.amount:
+                assert high > low, (dearer.tier, other.tier, s.name)
+
+
+def _speedup(s: Scenario, a: Answer) -> None:
+    if s.min_speedup is None:
+        return
+    low, high = a.performance.get(Tier.BUDGET), a.performance.get(Tier.PERFORMANCE)
+    assert low is not None, s.name
+    assert high is not None, (s.name, "no performance option")
+    assert low.serving is not None
+    assert high.serving is not None
+    ratio = high.serving.tokens_per_second_per_user / low.serving.tokens_per_second_per_user
+    assert ratio >= s.min_speedup, (ratio, s.reason)
+
+
 def _multi_node_training(s: Scenario, a: Answer) -> None:
     """Training over several servers: dense servers (4 or more GPUs) on a leaf switch."""
     if not a.workload.is_training:
@@ -1337,6 +1434,8 @@ EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
         "deadline": _deadline,
         "cited_time": _cited_time,
         "faster_tier": _faster_tier,
+        "undominated": _undominated,
+        "speedup": _speedup,
         "multi_node_training": _multi_node_training,
         "hosting_fee": _hosting_fee,
     }
@@ -1350,6 +1449,7 @@ GENERAL = (
     "site_power",
     "software",
     "faster_tier",
+    "undominated",
     "multi_node_training",
     "hosting_fee",
 )

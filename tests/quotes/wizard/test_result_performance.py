@@ -75,3 +75,23 @@ def test_a_result_stored_before_the_figures_shows_no_block(client):
     body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
 
     assert 'class="option-performance"' not in body
+
+
+def test_the_serving_speed_panel_states_the_recommended_cards_figure(client):
+    # One throughput figure per configuration: the panel beside the needs is the recommended
+    # option's own total tokens/s, not the sizing's bandwidth ceiling ("up to ...").
+    result = wizard_result_make(client, INFERENCE)
+    advice = stored_advice(result)
+    assert advice.chosen_tier is not None
+    serving = advice.performance[advice.chosen_tier].serving
+    assert serving is not None
+    ceiling = advice.on_recommended.tokens_per_second if advice.on_recommended else None
+    assert ceiling is not None
+    assert round(ceiling) != round(serving.tokens_per_second)  # two models: the test can tell
+
+    with translation.override("en"):
+        body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content
+    text = body.decode()
+
+    assert f"{round(serving.tokens_per_second):,} tokens/s in all" in text
+    assert f"up to {round(ceiling):,} tokens/s" not in text
