@@ -384,6 +384,7 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
         "host_space_per_kw_month": f(
             "110",
             gettext_noop(
+                # xgettext:no-python-format
                 "Cushman & Wakefield, Data Center Development Cost Guide 2025: building one MW of "
                 "critical load cost 11.7 million USD on average over 19 US markets; 11,700 USD per "
                 "kW paid back over a 15-year facility life (GPUQuote estimate) at the host's 8 % "
