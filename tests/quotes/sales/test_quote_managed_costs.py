@@ -32,6 +32,7 @@ def test_the_managed_panel_shows_the_hosts_cost_next_to_the_customers(client, dj
     )
     # The result's TCO as the wizard stores it (the factory's result has none)
     offer = managed_offer_to_dict(priced, 36)
+    assert offer is not None
     quote.snapshot = {**quote.snapshot, "tco": {"managed_offer": offer}}
     quote.save(update_fields=["snapshot"])
     contract = next(t for t in offer["terms"] if t["months"] == offer["contract_months"])
