@@ -89,6 +89,16 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
     {
         "FR": MappingProxyType(
             {
+                "host_electricity_price_per_kwh": f(
+                    "0.087",
+                    gettext_noop(
+                        "SDES, 'Prix du gaz et de l'électricité au premier semestre 2024' "
+                        "(France's compiler of Eurostat nrg_pc_205): businesses consuming over "
+                        "150 GWh a year paid 87 EUR/MWh excl. VAT in H1 2024, a GPU host's "
+                        "consumption band"
+                    ),
+                    "EUR",
+                ),
                 "electricity_price_per_kwh": f(
                     "0.172",
                     gettext_noop(
@@ -124,6 +134,15 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
         ),
         "DE": MappingProxyType(
             {
+                "host_electricity_price_per_kwh": f(
+                    "0.1012",
+                    gettext_noop(
+                        "GPUQuote estimate: this region's business price 0.2001 x 87/172, "
+                        "the ratio of the large-consumer to the average business price in France "
+                        "(SDES, H1 2024); no large-consumer band found for this region"
+                    ),
+                    "EUR",
+                ),
                 "electricity_price_per_kwh": f(
                     "0.2001",
                     gettext_noop(
@@ -156,6 +175,15 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
         ),
         "US": MappingProxyType(
             {
+                "host_electricity_price_per_kwh": f(
+                    "0.0658",
+                    gettext_noop(
+                        "GPUQuote estimate: this region's business price 0.13 x 87/172, "
+                        "the ratio of the large-consumer to the average business price in France "
+                        "(SDES, H1 2024); no large-consumer band found for this region"
+                    ),
+                    "USD",
+                ),
                 "electricity_price_per_kwh": f(
                     "0.13",
                     gettext_noop(
@@ -189,6 +217,15 @@ REGIONAL: Mapping[str, Mapping[str, Fact]] = MappingProxyType(
         ),
         "GB": MappingProxyType(
             {
+                "host_electricity_price_per_kwh": f(
+                    "0.1051",
+                    gettext_noop(
+                        "GPUQuote estimate: this region's business price 0.2077 x 87/172, "
+                        "the ratio of the large-consumer to the average business price in France "
+                        "(SDES, H1 2024); no large-consumer band found for this region"
+                    ),
+                    "GBP",
+                ),
                 "electricity_price_per_kwh": f(
                     "0.2077",
                     gettext_noop(
@@ -334,22 +371,96 @@ COMMON: Mapping[str, Fact] = MappingProxyType(
                 "wacc.html)"
             ),
         ),
-        "managed_no_commitment_months": f(
-            "12",
+        # The host's own cost base (its halls, power contract and fleet), apart from the
+        # customer's: what a GPU host pays, at fleet scale, for the server it rents out.
+        "host_pue": f(
+            "1.3",
             gettext_noop(
-                "GPUQuote's managed-hosting terms (2026-12-03; staff set them per region in the "
-                "admin): a month-to-month fee pays the hardware back in 12 months, as the market "
-                "does: OVHcloud rents an H100 PCIe for 1,940 EUR a month (https://www.ovhcloud.com/"
-                "fr/public-cloud/prices/, seen 2026-10-08), about a twelfth of the card and its "
-                "server share"
+                "Uptime Institute Global Data Center Survey 2024 (reported by cloudnews.tech, "
+                "July 2024): the industry average PUE stays flat while new and larger facilities "
+                "reach 1.3 or better; a GPU host runs such halls"
             ),
         ),
-        "managed_setup_fee_months": f(
-            "1",
+        "host_space_per_kw_month": f(
+            "110",
             gettext_noop(
-                "Public price list: Hetzner GEX131 setup fee 1,499 EUR for 1,497.30 EUR/month, "
-                "GEX45 209 EUR for 212.30 EUR/month (https://www.hetzner.com, seen 2026-10-08)"
+                # xgettext:no-python-format
+                "Cushman & Wakefield, Data Center Development Cost Guide 2025: building one MW of "
+                "critical load cost 11.7 million USD on average over 19 US markets; 11,700 USD per "
+                "kW paid back over a 15-year facility life (GPUQuote estimate) at the host's 8 % "
+                "cost of capital: 109.93 USD per kW and month, rounded"
             ),
+            "USD",
+        ),
+        "host_support_pct_per_year": f(
+            "0.04",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote estimate: a fleet keeps its own spares and swaps parts itself instead of "
+                "buying a retail contract. Meta's Llama 3 run ('The Llama 3 Herd of Models', July "
+                "2024) saw 148 faulty-GPU and 72 HBM3 interruptions in 54 days on 16,384 H100s, "
+                "about 9 % of GPUs a year; half of those fall in the vendor's 3-year warranty: "
+                "about 4 % of the price a year"
+            ),
+        ),
+        "host_staff_fte_per_server": f(
+            "0.01",
+            gettext_noop(
+                "GPUQuote estimate: at fleet scale one engineer runs about 100 servers with "
+                "automated provisioning and monitoring, five times the 20 of an in-house team "
+                "(META Group, 2002)"
+            ),
+        ),
+        "host_network_per_server_month": f(
+            "30",
+            gettext_noop(
+                "GPUQuote estimate: the server's share of the host's uplinks, transit and "
+                "top-of-rack switch, no public per-server figure found"
+            ),
+            "EUR",
+        ),
+        "host_hardware_life_years": f(
+            "5",
+            gettext_noop(
+                "GPU clouds depreciate GPU servers over 4 (Nebius) to 6 years (CoreWeave S-1), "
+                "reported by Bizety, 'GPU depreciation: CoreWeave vs Nebius' (23 Sep 2025); "
+                "GPUQuote takes the middle, 5 years"
+            ),
+        ),
+        "host_residual_value_pct": f(
+            "0.10",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote estimate: a retired GPU server is sold as used hardware; no public "
+                "resale series found, 10 % of its price taken"
+            ),
+        ),
+        "host_fleet_occupancy": f(
+            "0.80",
+            gettext_noop(
+                # xgettext:no-python-format
+                "GPUQuote estimate: no public occupancy figure for a GPU hosting fleet found; "
+                "TechInsights (The Register, 15 Jan 2024) finds cloud accelerators mostly "
+                "under-used, while a host renting whole servers keeps most of them let: 80 % "
+                "taken as the planning figure"
+            ),
+        ),
+        "host_setup_cost_per_server": f(
+            "200",
+            gettext_noop(
+                "GPUQuote estimate: racking, cabling and operating-system install, about 4 "
+                "technician hours at a fully loaded 50 EUR an hour (French staff cost 75,221 EUR "
+                "over about 1,600 working hours a year)"
+            ),
+            "EUR",
+        ),
+        "host_setup_cost_per_gpu": f(
+            "50",
+            gettext_noop(
+                "GPUQuote estimate: burn-in and validation at full load, about one technician "
+                "hour per GPU at 50 EUR"
+            ),
+            "EUR",
         ),
         "managed_discount_12m_pct": f(
             "0",

@@ -149,19 +149,6 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             "0",
             "1",
         ),
-        "managed_no_commitment_months": _spec(
-            gettext_noop("months"),
-            gettext_noop("Months a month-to-month managed fee pays the hardware back in"),
-            "1",
-            "60",
-            integral=True,
-        ),
-        "managed_setup_fee_months": _spec(
-            gettext_noop("months of fee"),
-            gettext_noop("Managed-hosting setup fee, in months of the monthly fee"),
-            "0",
-            "24",
-        ),
         "managed_discount_12m_pct": _spec(
             FRACTION, gettext_noop("Managed-hosting discount for a 12-month contract"), "0", "1"
         ),
@@ -177,6 +164,68 @@ SPECS: Mapping[str, _Spec] = MappingProxyType(
             "0",
             "1",
             integral=True,
+        ),
+        # The host's own cost base: its halls, power contract and fleet, apart from the customer's.
+        "host_pue": _spec(
+            gettext_noop("ratio"),
+            gettext_noop("Host's power usage effectiveness (its own halls)"),
+            "1",
+            "3",
+        ),
+        "host_electricity_price_per_kwh": _spec(
+            gettext_noop("%(currency)s/kWh"),
+            gettext_noop("Host's electricity contract price (large consumer)"),
+            money=True,
+        ),
+        "host_space_per_kw_month": _spec(
+            gettext_noop("%(currency)s/kW/month"),
+            gettext_noop("Host's space cost per provisioned kW per month, at cost"),
+            money=True,
+        ),
+        "host_support_pct_per_year": _spec(
+            FRACTION,
+            gettext_noop("Host's spares and hardware support per year, share of the price"),
+            "0",
+            "1",
+        ),
+        "host_staff_fte_per_server": _spec(
+            gettext_noop("FTE/server"),
+            gettext_noop("Host's operations staff per server, at fleet scale"),
+            "0",
+            "5",
+        ),
+        "host_network_per_server_month": _spec(
+            gettext_noop("%(currency)s/server/month"),
+            gettext_noop("Host's network (uplink, transit) per server per month"),
+            money=True,
+        ),
+        "host_hardware_life_years": _spec(
+            gettext_noop("years"),
+            gettext_noop("Years the host rents a server out before retiring it"),
+            "1",
+            "10",
+        ),
+        "host_residual_value_pct": _spec(
+            FRACTION,
+            gettext_noop("Host's resale value of a retired server, share of the price"),
+            "0",
+            "1",
+        ),
+        "host_fleet_occupancy": _spec(
+            FRACTION,
+            gettext_noop("Share of the host's servers rented out, on average"),
+            "0.05",
+            "1",
+        ),
+        "host_setup_cost_per_server": _spec(
+            gettext_noop("%(currency)s/server"),
+            gettext_noop("Host's installation cost per server (racking, cabling), one-off"),
+            money=True,
+        ),
+        "host_setup_cost_per_gpu": _spec(
+            gettext_noop("%(currency)s/GPU"),
+            gettext_noop("Host's installation cost per GPU of the server (burn-in), one-off"),
+            money=True,
         ),
         "cloud_price_per_gpu_hour": _spec(
             gettext_noop("%(currency)s/GPU-hour"),

@@ -13,10 +13,12 @@ On premises
     support       support share of the hardware price per year (spares and insurance alike)
     network       per server per month; software: per GPU per year
 Managed hosting (the host owns and runs the hardware)
-    setup         setup months x the contract's monthly fee, month 1
+    setup         the host's installation cost per server (per server + per GPU), month 1
     hosting_fees  the host's fee per server for the contract the horizon signs (the longest of
-                  month to month, 12, 24 or 36 months that fits): cost-plus, never below the
-                  hardware's payback over the term (``hosting``), placed in the market band of
+                  month to month, 12, 24 or 36 months that fits), then its renewal fee for the
+                  rest of the horizon: cost-plus from the host's own cost base (its PUE, power
+                  contract, space, spares, staff; month to month at the fleet's occupancy),
+                  never below the hardware's payback (``hosting``), placed in the market band of
                   dated public offers (``market``); the fee includes power, cooling, space,
                   support and hardware replacement, so none of those lines appears here
     staff         the work that stays with the customer (managed FTE per server)

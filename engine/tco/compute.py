@@ -177,16 +177,31 @@ def _managed_explanations(offer: ManagedOffer, months: int) -> list[Message]:
     elif term.months == 0:
         template = gettext_noop(
             "Managed hosting: %(fee)s %(currency)s per server and month with no commitment "
-            "(%(per_gpu)s %(currency)s per GPU): the host's cost (the hardware paid back in a "
-            "year, power, space, operations staff, support) plus its margin."
+            "(%(per_gpu)s %(currency)s per GPU): the host's own cost (the hardware paid back over "
+            "its life at the fleet's occupancy, power, space, operations staff, spares) plus its "
+            "margin."
         )
     else:
         template = gettext_noop(
             "Managed hosting: %(fee)s %(currency)s per server and month for a %(term)s-month "
-            "contract (%(per_gpu)s %(currency)s per GPU): the host's cost (the hardware paid "
-            "back over the contract, power, space, operations staff, support) plus its margin."
+            "contract (%(per_gpu)s %(currency)s per GPU): the host's fee with no commitment, less "
+            "the contract's discount; the host's own cost (the hardware paid back over its life, "
+            "power, space, operations staff, spares) plus its margin."
         )
     found = [make_message(template, **params)]
+    if term.paid_back and months > term.months:
+        found.append(
+            make_message(
+                gettext_noop(
+                    "The contract pays the hardware back: for the %(rest)s months after it, "
+                    "renewing costs %(renewal)s %(currency)s per server and month, the running "
+                    "cost plus the host's margin."
+                ),
+                rest=months - term.months,
+                renewal=term.renewal.amount.quantize(whole),
+                currency=offer.currency,
+            )
+        )
     band = offer.band
     if band is not None and term.market is not MarketPosition.UNKNOWN:
         where = {
@@ -259,7 +274,7 @@ def _used(
     through it."""
     if name == "provider_margin_pct":
         return Way.MANAGED in priced and not set_by_sales
-    if name.startswith("provider_") or name == "managed_no_commitment_months":
+    if name.startswith(("provider_", "host_")):
         return Way.MANAGED in priced
     if name.startswith("managed_discount_"):
         term = next((t for t in (36, 24, 12) if months >= t), 0)

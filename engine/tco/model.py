@@ -124,11 +124,12 @@ def cost_plan(v: Values, utilization: Decimal, months: int, electricity: Decimal
             Category.SOFTWARE: (ZERO, software),
         }
     }
-    # The host's fee for the contract the horizon signs, as quoted (cents, per server).
+    # The host's fee for the contract the horizon signs, as quoted (cents, per server), then
+    # its renewal fee for the rest of the horizon: the average month.
     contract = v.managed.term(months)
     managed = {
         Category.SETUP: (contract.setup.amount * v.servers, ZERO),
-        Category.HOSTING_FEES: (ZERO, contract.monthly.amount * v.servers),
+        Category.HOSTING_FEES: (ZERO, v.managed.monthly_over(months) * v.servers),
         Category.STAFF: (ZERO, staff * v.managed_fte),
         Category.SOFTWARE: (ZERO, software),
     }

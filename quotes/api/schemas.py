@@ -413,7 +413,10 @@ class AssumptionSchema(serializers.Serializer):
 
 class ProviderCostSchema(serializers.Serializer):
     amortisation = serializers.DecimalField(
-        14, 2, help_text="The hardware paid back over the term."
+        14,
+        2,
+        help_text="The hardware paid back: the host's over the server's life (month to month: "
+        "at the fleet's occupancy); the customer's straight-line depreciation.",
     )
     power = serializers.DecimalField(14, 2)
     space = serializers.DecimalField(14, 2)
@@ -434,7 +437,23 @@ class TermFeeSchema(serializers.Serializer):
     discount = serializers.CharField(help_text="The term's discount, a fraction.")
     floored = serializers.BooleanField(help_text="Raised to the floor.")
     market = serializers.ChoiceField(choices=["below", "within", "above", "unknown"])
-    cost = ProviderCostSchema(help_text="The host's cost per server and month over the term.")
+    cost = ProviderCostSchema(
+        help_text="The host's cost per server and month over the term, from its own cost base."
+    )
+    renewal = serializers.DecimalField(
+        14,
+        2,
+        required=False,
+        help_text="Fee per server and month after the contract: running cost plus margin once "
+        "the contract has paid the hardware back, else the same fee.",
+    )
+    paid_back = serializers.BooleanField(
+        required=False, help_text="The contract pays the hardware back within its term."
+    )
+    customer = ProviderCostSchema(
+        required=False,
+        help_text="The same server's cost per month at the customer's own inputs (on premises).",
+    )
 
 
 class MarketBandSchema(serializers.Serializer):
@@ -469,6 +488,9 @@ class ManagedOfferSchema(serializers.Serializer):
     power_included = serializers.BooleanField()
     override = serializers.DecimalField(14, 2, allow_null=True)
     override_below_floor = serializers.BooleanField()
+    occupancy = serializers.CharField(
+        required=False, help_text="The host's expected fleet occupancy, a fraction."
+    )
     terms = TermFeeSchema(many=True)
     market_band = MarketBandSchema(allow_null=True)
 

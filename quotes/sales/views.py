@@ -326,7 +326,32 @@ def _managed_context(quote: Quote) -> dict[str, Any] | None:
         "band": offer["market_band"],
         "override_below_floor": offer["override_below_floor"],
         "market_label": MARKET_LABELS.get(contract["market"], contract["market"]),
+        "cost_lines": _cost_lines(contract),
     }
+
+
+# The lines of one server's monthly cost, as the managed offer records them (host and customer).
+COST_LINES = (
+    ("amortisation", gettext_lazy("Hardware paid back")),
+    ("power", gettext_lazy("Power and cooling")),
+    ("space", gettext_lazy("Space")),
+    ("staff", gettext_lazy("Operations staff")),
+    ("support", gettext_lazy("Spares and hardware support")),
+    ("network", gettext_lazy("Network")),
+    ("total", gettext_lazy("Total")),
+)
+
+
+def _cost_lines(contract: dict[str, Any]) -> list[dict[str, Any]]:
+    """The contract's cost per server and month, line by line: the host's own cost next to what
+    the same server costs the customer on premises, so staff see where the margin comes from.
+    Empty for offers stored before the host had its own cost base."""
+    host, customer = contract.get("cost"), contract.get("customer")
+    if not host or not customer:
+        return []
+    return [
+        {"label": label, "host": host[key], "customer": customer[key]} for key, label in COST_LINES
+    ]
 
 
 def _review_context(quote: Quote) -> dict[str, Any] | None:

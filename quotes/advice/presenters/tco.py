@@ -13,7 +13,7 @@ from engine.assumptions import SPECS, Assumption, unit_message
 from engine.commerce.service_tiers import COVERAGE_LABELS, ServiceTier
 from engine.i18n import Message
 from engine.money import Money
-from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, TcoResult
+from engine.tco import BreakEven, JobCost, ManagedOffer, OptionCost, ProviderCost, TcoResult
 from gpuquote.core.translated import gettext
 from quotes.advice.presenters.words import Render, amount, fraction, number, text
 
@@ -187,6 +187,19 @@ def job_to_dict(job: JobCost | None) -> dict[str, Any] | None:
     }
 
 
+def _cost_lines(cost: ProviderCost) -> dict[str, Any]:
+    """One server's cost per month, by line (the host's, or the customer's own)."""
+    return {
+        "amortisation": amount(cost.amortisation),
+        "power": amount(cost.power),
+        "space": amount(cost.space),
+        "staff": amount(cost.staff),
+        "support": amount(cost.support),
+        "network": amount(cost.network),
+        "total": amount(cost.total),
+    }
+
+
 def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> dict[str, Any] | None:
     """The host's price of one server for every contract term, and the term the horizon signs."""
     if offer is None:
@@ -202,6 +215,7 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
         "power_included": offer.power_included,
         "override": amount(offer.override),
         "override_below_floor": offer.override_below_floor,
+        "occupancy": fraction(offer.occupancy),
         "terms": [
             {
                 "months": fee.months,
@@ -212,15 +226,10 @@ def managed_offer_to_dict(offer: ManagedOffer | None, horizon_months: int) -> di
                 "discount": fraction(fee.discount),
                 "floored": fee.floored,
                 "market": str(fee.market),
-                "cost": {
-                    "amortisation": amount(fee.cost.amortisation),
-                    "power": amount(fee.cost.power),
-                    "space": amount(fee.cost.space),
-                    "staff": amount(fee.cost.staff),
-                    "support": amount(fee.cost.support),
-                    "network": amount(fee.cost.network),
-                    "total": amount(fee.cost.total),
-                },
+                "cost": _cost_lines(fee.cost),
+                "renewal": amount(fee.renewal),
+                "paid_back": fee.paid_back,
+                "customer": _cost_lines(fee.customer),
             }
             for fee in offer.terms
         ],

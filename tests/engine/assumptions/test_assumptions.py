@@ -37,7 +37,6 @@ CORE_NAMES = (
     "spares_pct_per_year",
     "network_per_server_month",
     "software_per_gpu_year",
-    "managed_setup_fee_months",
     "managed_staff_fte_per_server",
     "usd_per_eur",
     "gbp_per_eur",

@@ -25,7 +25,8 @@ from engine.tco.market import (
 )
 from tests.engine.tco.tco_cases import assumptions, configuration, eur, tco
 
-HAND = {
+# The customer's own inputs (the on-premises side), then the host's own cost base.
+CUSTOMER = {
     "electricity_price_per_kwh": "0.2",
     "pue": "1.5",
     "colocation_per_kw_month": "150",
@@ -34,10 +35,20 @@ HAND = {
     "managed_staff_fte_per_server": "0.02",
     "support_pct_per_year": "0.1",
     "network_per_server_month": "100",
-    "provider_margin_pct": "0.2",
-    "managed_discount_36m_pct": "0.1",
-    "managed_setup_fee_months": "1",
 }
+HOST = {
+    "host_pue": "1.2",
+    "host_electricity_price_per_kwh": "0.1",
+    "host_space_per_kw_month": "80",
+    "host_support_pct_per_year": "0.04",
+    "host_staff_fte_per_server": "0.01",
+    "host_network_per_server_month": "30",
+    "host_hardware_life_years": "3",
+    "host_fleet_occupancy": "0.75",
+    "host_setup_cost_per_server": "200",
+    "host_setup_cost_per_gpu": "50",
+}
+HAND = CUSTOMER | HOST | {"provider_margin_pct": "0.2", "managed_discount_36m_pct": "0.1"}
 
 
 def hand_server(**changes):
@@ -52,42 +63,135 @@ def hand_server(**changes):
     return configuration(**{**fields, **changes})
 
 
-def test_the_fee_is_the_hosts_cost_plus_its_margin_by_hand():
+def test_the_fee_is_the_hosts_own_cost_plus_its_margin_by_hand():
     offer = managed_offer(hand_server(), assumptions(**HAND).for_gpu_model("H100 PCIe"))
     by_term = {fee.months: fee for fee in offer.terms}
     three_years = by_term[36]
 
-    # Per month over 36 months: hardware 108,000 / 36 = 3,000 (no cost of capital);
-    # power 3 kW x 730 h x PUE 1.5 x 0.20 = 657; space 3.6 kW x 150 = 540; staff
-    # (0.05 - 0.02) FTE x 120,000 / 12 = 300; support 10 % x 108,000 / 12 = 900; network 100
-    assert three_years.cost.total == eur("5497")
-    assert three_years.cost.power == eur("657.000")
-    assert three_years.cost.space == eur("540.0")
-    # 5,497 / (1 - 20 % margin) x (1 - 10 % for 36 months) = 6,184.125 -> 6,184.13
-    assert three_years.monthly == eur("6184.13")
-    assert three_years.per_gpu_month == eur("1546.03")
+    # The host's own cost base, per month on a contract: hardware 108,000 over its 3-year
+    # life = 3,000 (no cost of capital); power 3 kW x 730 h x host PUE 1.2 x 0.10 = 262.8;
+    # space 3.6 kW x 80 = 288; staff 0.01 FTE x 120,000 / 12 = 100; spares 4 % x 108,000 / 12
+    # = 360; network 30
+    assert three_years.cost.power == eur("262.8")
+    assert three_years.cost.space == eur("288")
+    assert three_years.cost.staff == eur("100")
+    assert three_years.cost.support == eur("360")
+    assert three_years.cost.total == eur("4040.8")
+    # Month to month, the lines a server costs let or not are carried at 75 % occupancy:
+    # (3,000 + 288 + 100 + 360 + 30) / 0.75 + 262.8 = 5,300.13; / (1 - 20 % margin)
+    assert by_term[0].cost.amortisation == eur("4000")
+    assert by_term[0].monthly == eur("6625.17")
+    assert by_term[0].floor == eur("4000.00")
+    # A term discounts from the month-to-month fee: 6,625.1667 x (1 - 10 %) = 5,962.65
+    assert three_years.monthly == eur("5962.65")
+    assert three_years.per_gpu_month == eur("1490.66")
     assert three_years.floor == eur("3000.00")
-    assert three_years.setup == eur("6184.13")  # one month of the contract's fee
-    # Month to month the hardware is paid back in 12 months: 9,000 + 2,497 = 11,497 / 0.8
-    assert by_term[0].monthly == eur("14371.25")
+    # The setup fee is the installation: 200 per server + 4 GPUs x 50, whatever the term
+    assert {fee.setup for fee in offer.terms} == {eur("400.00")}
     assert offer.basis is FeeBasis.COST_PLUS
     assert [fee.months for fee in offer.terms] == list(TERMS)
 
 
-def test_the_hardware_is_paid_back_with_interest_at_the_cost_of_capital():
+def test_the_offer_shows_the_customers_own_cost_of_the_same_server_next_to_the_hosts():
+    offer = managed_offer(hand_server(), assumptions(**HAND).for_gpu_model("H100 PCIe"))
+    customer = offer.term(36).customer
+
+    # The customer's inputs: 108,000 over 5 years = 1,800; 3 kW x 730 x PUE 1.5 x 0.20 = 657;
+    # 3.6 kW x 150 = 540; 0.05 FTE x 120,000 / 12 = 500; 10 % x 108,000 / 12 = 900; 100
+    assert (customer.amortisation, customer.power, customer.space) == (
+        eur("1800"),
+        eur("657"),
+        eur("540"),
+    )
+    assert (customer.staff, customer.support, customer.network) == (
+        eur("500"),
+        eur("900"),
+        eur("100"),
+    )
+    assert customer.total == eur("4497")
+    # The host runs the same server for less than the customer would
+    assert offer.term(36).cost.total.amount < customer.total.amount
+
+
+def test_the_hosts_cost_follows_its_own_inputs_never_the_customers():
+    base = managed_offer(hand_server(), assumptions(**HAND).for_gpu_model("H100 PCIe"))
+    dearer_site = managed_offer(
+        hand_server(),
+        assumptions(
+            **HAND
+            | {
+                "pue": "2",
+                "electricity_price_per_kwh": "0.5",
+                "colocation_per_kw_month": "400",
+                "support_pct_per_year": "0.3",
+                "staff_fte_per_server": "0.2",
+            }
+        ).for_gpu_model("H100 PCIe"),
+    )
+    dearer_host = managed_offer(
+        hand_server(),
+        assumptions(**HAND | {"host_electricity_price_per_kwh": "0.2"}).for_gpu_model("H100 PCIe"),
+    )
+
+    assert [fee.cost for fee in dearer_site.terms] == [fee.cost for fee in base.terms]
+    assert [fee.monthly for fee in dearer_site.terms] == [fee.monthly for fee in base.terms]
+    assert dearer_site.term(36).customer.total.amount > base.term(36).customer.total.amount
+    # 3 kW x 730 h x 1.2 x 0.20 = 525.6
+    assert dearer_host.term(36).cost.power == eur("525.6")
+
+
+def test_month_to_month_pays_the_hardware_back_over_its_life_at_the_fleets_occupancy():
     offer = managed_offer(
-        hand_server(), assumptions(provider_cost_of_capital="0.08").for_gpu_model("H100 PCIe")
+        hand_server(),
+        assumptions(
+            provider_cost_of_capital="0.08",
+            host_hardware_life_years="5",
+            host_residual_value_pct="0.1",
+            host_fleet_occupancy="0.8",
+        ).for_gpu_model("H100 PCIe"),
     )
     monthly_rate = Decimal("1.08") ** (Decimal(1) / 12) - 1
+    resale = Decimal(10800) / (1 + monthly_rate) ** 60  # 10 % of the price, in 60 months
 
-    for fee in offer.terms:
-        months = fee.months or 12
-        # The payments, discounted at the monthly rate, repay the price exactly
-        present = sum(
-            fee.cost.amortisation.amount / (1 + monthly_rate) ** k for k in range(1, months + 1)
-        )
-        assert abs(present - Decimal(108000)) < Decimal("0.0001")
-        assert fee.cost.amortisation.amount > Decimal(108000) / months
+    committed = offer.term(12).cost.amortisation.amount
+    present = sum(committed / (1 + monthly_rate) ** k for k in range(1, 61))
+    # The payments over the server's 60-month life repay the price less its resale, exactly
+    assert abs(present + resale - Decimal(108000)) < Decimal("0.0001")
+    # Month to month, the let servers also carry the idle fifth of the fleet
+    assert offer.term(0).cost.amortisation.amount == committed / Decimal("0.8")
+    assert offer.occupancy == Decimal("0.8")
+    # Not one customer's 12 months: far below 108,000 / 12 = 9,000
+    assert offer.term(0).floor.amount < Decimal(3000)
+
+
+def test_a_renewal_after_the_contract_paid_the_hardware_back_bills_running_cost_and_margin():
+    given = assumptions(**HAND)
+    offer = managed_offer(hand_server(), given.for_gpu_model("H100 PCIe"))
+    three_years = offer.term(36)
+
+    # 5,962.65 - running 1,040.80 = 4,921.85 a month covers 108,000 / 36 = 3,000: paid back;
+    # staying on then costs the running cost 1,040.80 / (1 - 20 %) = 1,301.00
+    assert three_years.paid_back
+    assert three_years.renewal == eur("1301.00")
+    assert not offer.term(0).paid_back
+    five = tco(hand_server(), given, years=5)
+    seven = tco(hand_server(), given, years=7)
+    # 1 server: 36 x 5,962.65 + 24 x 1,301 = 245,879.40; 36 x 5,962.65 + 48 x 1,301 = 277,103.40
+    assert five.managed.by_category["hosting_fees"] == eur("245879.40")
+    assert seven.managed.by_category["hosting_fees"] == eur("277103.40")
+    assert any("renewing" in message.template for message in five.explanations)
+
+
+def test_a_contract_that_has_not_paid_the_hardware_back_renews_at_its_fee():
+    # A 90 % discount: 662.52 a month cannot pay back 3,000 a month; floored at 3,000
+    offer = managed_offer(
+        hand_server(),
+        assumptions(**HAND | {"managed_discount_36m_pct": "0.9"}).for_gpu_model("H100 PCIe"),
+    )
+
+    assert offer.term(36).monthly == eur("3000.00")
+    assert offer.term(36).renewal == offer.term(36).monthly
+    assert not offer.term(36).paid_back
 
 
 def test_longer_contracts_cost_less_a_month():
@@ -100,8 +204,8 @@ def test_longer_contracts_cost_less_a_month():
 
 
 def test_a_fee_set_by_sales_below_the_hardware_payback_is_raised_and_flagged():
-    # 2,500 a month (2,250 after the 36-month discount) cannot pay back 108,000 in 36 months
-    # (3,000 a month): raised to the floor, at every term
+    # 2,500 a month (2,250 after the 36-month discount) cannot pay back 108,000 over its
+    # 36-month life (3,000 a month, 4,000 month to month): raised to the floor, at every term
     low = managed_offer(
         hand_server(managed_monthly_price=eur("2500")),
         assumptions(**HAND).for_gpu_model("H100 PCIe"),
@@ -130,10 +234,11 @@ def test_a_fee_set_by_sales_below_the_hardware_payback_is_raised_and_flagged():
     capital=st.decimals(min_value=0, max_value=1, places=3),
     discounts=st.tuples(*[st.decimals(min_value=0, max_value=1, places=2)] * 3),
     override=st.none() | st.decimals(min_value=0, max_value=1_000_000, places=2),
-    months=st.integers(min_value=1, max_value=60),
+    years=st.integers(min_value=1, max_value=10),
+    occupancy=st.decimals(min_value="0.05", max_value=1, places=2),
 )
 def test_no_fee_is_ever_below_the_hardware_payback_of_its_term(
-    price, margin, capital, discounts, override, months
+    price, margin, capital, discounts, override, years, occupancy
 ):
     given_assumptions = assumptions(
         provider_margin_pct=margin,
@@ -141,7 +246,8 @@ def test_no_fee_is_ever_below_the_hardware_payback_of_its_term(
         managed_discount_12m_pct=discounts[0],
         managed_discount_24m_pct=discounts[1],
         managed_discount_36m_pct=discounts[2],
-        managed_no_commitment_months=months,
+        host_hardware_life_years=years,
+        host_fleet_occupancy=occupancy,
     )
     config = hand_server(
         price=eur(price), managed_monthly_price=None if override is None else eur(override)
@@ -209,7 +315,7 @@ def test_gpu_classes_group_the_gpus_customers_compare():
 # and where it sits in its class's band. Before the host's price model the catalog fees gave
 # 431 EUR (MI300X) and 668 EUR (B200) per GPU-month, below every public offer.
 MARKET_CASES = [
-    ("AMD Instinct MI300X 192GB OAM", "212767", 10200, 12000, MarketPosition.WITHIN),
+    ("AMD Instinct MI300X 192GB OAM", "212767", 10200, 12000, MarketPosition.BELOW),
     ("NVIDIA H100 SXM5 80GB", "260000", 10200, 12000, MarketPosition.WITHIN),
     ("NVIDIA H200 SXM5 141GB", "300000", 10200, 12000, MarketPosition.BELOW),
     ("NVIDIA B200 SXM 180GB (HGX B200)", "381000", 14300, 16000, MarketPosition.BELOW),

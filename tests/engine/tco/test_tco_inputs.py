@@ -84,9 +84,9 @@ def test_a_fee_set_by_sales_wins_over_the_hosts_computed_fee():
         given,
     )
 
-    # Every running cost and the margin at zero: the host's fee is the hardware paid back over
-    # the 12 months of a 1-year contract, 300,000 / 12 = 25,000 EUR a month
-    assert computed.managed.by_category["hosting_fees"] == eur("300000.00")
+    # Every running cost and the margin at zero, the fleet fully let: the host's fee is the
+    # hardware paid back over its 5-year life, 300,000 / 60 = 5,000 EUR a month
+    assert computed.managed.by_category["hosting_fees"] == eur("60000.00")
     assert computed.managed_offer.basis == "cost_plus"
     assert configured.managed.by_category["hosting_fees"] == eur("360000.00")
     assert configured.managed_offer.basis == "override"

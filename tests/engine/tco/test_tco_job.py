@@ -12,7 +12,8 @@ HAND = {
     "electricity_price_per_kwh": "0.2",
     "pue": "1.5",
     "cloud_price_per_gpu_hour": "2",
-    "managed_setup_fee_months": "1",
+    "host_setup_cost_per_server": "200",
+    "host_setup_cost_per_gpu": "50",
 }
 
 

@@ -39,7 +39,8 @@ def scenarios(draw):
         "insurance_pct_per_year": draw(amounts(0, 1)),
         "network_per_server_month": draw(amounts(0, 1000)),
         "software_per_gpu_year": draw(amounts(0, 5000)),
-        "managed_setup_fee_months": draw(amounts(0, 3)),
+        "host_setup_cost_per_server": draw(amounts(0, 2000)),
+        "host_setup_cost_per_gpu": draw(amounts(0, 500)),
         # tiers where a longer contract never costs less in total: 36 x (1 - d36) >= 24
         "managed_discount_36m_pct": draw(amounts(0, "0.33")),
         "cloud_price_per_gpu_hour": draw(amounts(0, 20, 4)),

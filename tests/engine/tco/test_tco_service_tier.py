@@ -55,13 +55,22 @@ def test_a_tier_the_fee_includes_adds_no_line():
 
 def test_a_dearer_tier_brings_the_break_even_against_managed_hosting_forward():
     config = configuration(price=eur("150000"))
-    a = assumptions(electricity_price_per_kwh="0.2", colocation_per_kw_month=150)
-    plain = tco(config, a, years=5)
-    dearer = tco(config, a, years=5, service_tier=tier("3000"))
+    # The host's own inputs set to the buyer's: the same power price, PUE and space rent, a
+    # 3-year hardware life, its fleet fully let
+    a = assumptions(
+        electricity_price_per_kwh="0.2",
+        colocation_per_kw_month=150,
+        host_electricity_price_per_kwh="0.2",
+        host_pue=1,
+        host_space_per_kw_month=150,
+        host_hardware_life_years=3,
+    )
+    plain = tco(config, a, years=3)
+    dearer = tco(config, a, years=3, service_tier=tier("3000"))
 
-    # Over 5 years the host's 36-month fee applies: at zero margin and cost of capital it is the
-    # 150,000 EUR paid back over 36 months plus the running costs the buyer pays too, power
-    # (10.2 kW x 730 h x 0.20 EUR = 1,489.20) and space (10.2 kW x 150 EUR = 1,530.00).
+    # Over 3 years the host's 36-month fee applies: at zero margin and cost of capital it is the
+    # 150,000 EUR paid back over the 36 months of its life plus the running costs the buyer pays
+    # too, power (10.2 kW x 730 h x 0.20 EUR = 1,489.20) and space (10.2 kW x 150 = 1,530.00).
     running = Decimal("1489.20") + Decimal("1530.00")
     fee = round(Decimal(150000) / 36, 2) + running
     assert plain.managed.monthly[0] == eur(fee) == eur("7185.87")

@@ -55,7 +55,8 @@ def hand_priced():
         insurance_pct_per_year="0.01",
         network_per_server_month="100",
         software_per_gpu_year="1200",
-        managed_setup_fee_months="1",
+        host_setup_cost_per_server="200",
+        host_setup_cost_per_gpu="50",
         managed_discount_36m_pct="0.10",
         cloud_price_per_gpu_hour="2",
         cloud_reserved_discount_pct="0.3",
@@ -99,14 +100,14 @@ def test_managed_hosting_and_cloud_costs_by_hand():
     result = hand_priced()
 
     assert dict(result.managed.by_category) == {
-        "setup": eur("7200.00"),  # one month of the 36-month fee x 2 servers
+        "setup": eur("800.00"),  # installation: (200 + 4 GPUs x 50) x 2 servers
         # 4,000 set by sales x (1 - 10% for 36 months) = 3,600, above the floor of
-        # 100,000 / 36 = 2,777.78 (no cost of capital); x 2 servers x 36
+        # 100,000 / 60 = 1,666.67 (its 5-year life, no cost of capital); x 2 servers x 36
         "hosting_fees": eur("259200.00"),
         "staff": eur("14400.00"),  # 120,000 x 0.02 FTE x 2 x 3 years
         "software": eur("28800.00"),
     }
-    assert result.managed.total == eur("309600.00")
+    assert result.managed.total == eur("303200.00")
     assert dict(result.cloud.by_category) == {
         "cloud": eur("210240.00"),  # 8 GPUs x 730 h x 50% x 36 months x 2 EUR
         "staff": eur("14400.00"),

@@ -92,3 +92,30 @@ def test_rows_seeded_with_an_old_builtin_source_get_the_public_one_and_edits_sta
     assert "placeholder" not in seeded.source
     assert seeded.value == Decimal("0.10")
     assert edited.source == "Our 2026 hosting contract, clause 4"
+
+
+def test_a_manager_edits_the_hosts_own_cost_base_in_the_admin(client, staff_user):
+    call_command("load_assumptions")
+    row = RegionAssumption.objects.get(region="FR", name="host_electricity_price_per_kwh")
+    assert "nrg_pc_205" in row.source
+    client.force_login(staff_user)
+    url = reverse("admin:quotes_regionassumption_change", args=[row.pk])
+    data = {
+        "region": "FR",
+        "name": "host_electricity_price_per_kwh",
+        "currency": "EUR",
+        "source": "Our 2027 power purchase agreement",
+    }
+
+    response = client.post(url, data | {"value": "0.075"})
+
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert (row.value, row.updated_by) == (Decimal("0.075"), staff_user)
+    versions_forget()
+    french = assumptions_get(region="FR", currency="EUR")
+    assert french.value("host_electricity_price_per_kwh") == Decimal("0.075")
+    assert (
+        french.value("electricity_price_per_kwh")
+        == builtin_facts("FR")["electricity_price_per_kwh"].value
+    )  # the customer's own tariff is another figure

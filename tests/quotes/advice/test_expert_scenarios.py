@@ -37,7 +37,7 @@ from engine.performance.language import FIRST_TOKEN_LIMIT_SECONDS, FLUENT_TOKENS
 from engine.performance.options import option_performance
 from engine.performance.results import Performance
 from engine.performance.training import training_time
-from engine.tco import managed_offer
+from engine.tco import TcoInput, Way, compute_tco, managed_offer
 from engine.workload import Workload, workload_from_dict
 from quotes.advice.selectors import advice_get
 
@@ -1477,3 +1477,151 @@ def test_an_expert_accepts_the_configuration(scenario: Scenario):
     answer = _answer(scenario)
     for expectation in EXPECTATIONS.values():
         expectation(scenario, answer)
+
+
+# The host's own cost base ------------------------------------------------------------------------
+# A GPU host runs its own halls at fleet scale: its PUE, power contract, space, spares and staff
+# are its own, never the customer's retail inputs, so the same server costs it less than it costs
+# the customer, and managed hosting can be the cheapest way in. Each figure cites its source.
+
+HOST_PUE_AT_MOST = Decimal("1.3")  # Uptime Institute Global Data Center Survey 2024: new and
+# larger facilities reach a PUE of 1.3 or better (the industry average stays at 1.56)
+HOST_POWER_FR_EUR_PER_KWH = Decimal("0.087")  # SDES H1 2024 (France's nrg_pc_205 compiler):
+# businesses over 150 GWh a year paid 87 EUR/MWh excl. VAT, against 172 for the average business
+HOST_SPACE_USD_PER_KW_MONTH = Decimal("110")  # Cushman & Wakefield Data Center Development Cost
+# Guide 2025: 11.7 M USD per MW of critical load, paid back over 15 years at 8 % (estimate)
+HOST_OCCUPANCY = Decimal("0.80")  # estimate: no public occupancy of a GPU hosting fleet found
+# (TechInsights, The Register 2024-01-15: cloud accelerators mostly under-used)
+HOST_LIFE_YEARS = Decimal("5")  # Nebius 4, CoreWeave 6 years of GPU depreciation (Bizety 2025)
+THREE_YEARS = 3
+# How many of the table's rows have managed hosting cheapest over 3 years (budget option, French
+# defaults): 0 when the host was charged the customer's retail inputs, 20 with its own.
+MANAGED_CHEAPEST_AT_LEAST = 15
+
+
+@dataclass(frozen=True)
+class HostRow:
+    scenario: str  # a row of ``SCENARIOS``
+    managed_cheapest: bool  # over 3 years, of on premises, managed, cloud and reserved cloud
+    reason: str
+
+
+HOST_ROWS = (
+    HostRow(
+        "8B chatbot, 50 users, production",
+        True,
+        "Two L4 servers in production around the clock: the host pays 0.087 EUR/kWh (SDES large "
+        "consumers) at PUE 1.3 (Uptime 2024) where the customer pays 0.172 at 1.56, and its spares "
+        "pool costs 4 %/year where a retail contract costs 10 %: the 36-month fee (751 EUR per "
+        "server-month) is below the customer's own 1,064",
+    ),
+    HostRow(
+        "70B production service, 32 users",
+        True,
+        "Four H100 PCIe in production: bought, the server costs its owner about 4,975 EUR a month "
+        "over 3 years; the host's 36-month fee is about 4,040, its hardware paid back over a "
+        "5-year life (Nebius 4 to CoreWeave 6 years)",
+    ),
+    HostRow(
+        "Mixtral 8x7B serving",
+        True,
+        "Eight L4 in one server: space at cost (110 USD per kW, Cushman & Wakefield 2025) instead "
+        "of CBRE's asking rent of 184 USD makes hosting cheaper than owning",
+    ),
+    HostRow(
+        "7B pre-training on 1T tokens within 30 days",
+        True,
+        "An 8-GPU B200 training server: its 14 kW draw dominates the running cost, where the "
+        "host's power contract and PUE weigh most",
+    ),
+    HostRow(
+        "13B full fine-tune, production",
+        False,
+        "MI300X servers used part of the time: on-demand cloud bills only the hours used, which no "
+        "monthly fee can beat",
+    ),
+)
+
+
+def _host_offer(option: BuiltOption, french):
+    configuration = tco_configuration(option)
+    return configuration, managed_offer(
+        configuration, french.for_gpu_model(configuration.gpu_model)
+    )
+
+
+def _three_years(configuration, french, always_on: bool):
+    return compute_tco(
+        TcoInput(
+            configuration=configuration,
+            horizon_years=THREE_YEARS,
+            utilization=Decimal(1) if always_on else Decimal("0.7"),
+            region="FR",
+            currency="EUR",
+            assumptions=french,
+            always_on=always_on,
+        ),
+        with_sensitivity=False,
+    )
+
+
+def test_the_host_has_its_own_sourced_cost_base_apart_from_the_customers():
+    french = region_defaults("FR", "EUR")
+
+    assert french.value("host_pue") <= HOST_PUE_AT_MOST < french.value("pue")
+    assert "Uptime" in french["host_pue"].source
+    assert french.value("host_electricity_price_per_kwh") == HOST_POWER_FR_EUR_PER_KWH
+    assert "nrg_pc_205" in french["host_electricity_price_per_kwh"].source
+    assert french.value("electricity_price_per_kwh") > HOST_POWER_FR_EUR_PER_KWH
+    assert region_defaults("US", "USD").value("host_space_per_kw_month") == (
+        HOST_SPACE_USD_PER_KW_MONTH
+    )
+    assert "Cushman" in french["host_space_per_kw_month"].source
+    assert french.value("host_space_per_kw_month") < french.value("colocation_per_kw_month")
+    assert french.value("host_fleet_occupancy") == HOST_OCCUPANCY
+    assert "estimate" in french["host_fleet_occupancy"].source
+    assert french.value("host_hardware_life_years") == HOST_LIFE_YEARS
+    for name in french:
+        if name.startswith("host_"):
+            assert french[name].source.strip(), name
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog")
+@pytest.mark.parametrize("row", [pytest.param(r, id=r.scenario) for r in HOST_ROWS])
+def test_the_host_runs_a_server_for_less_than_its_customer(row: HostRow):
+    scenario = next(s for s in SCENARIOS if s.name == row.scenario)
+    option = _answer(scenario).options[0]
+    french = region_defaults("FR", "EUR")
+    configuration, offer = _host_offer(option, french)
+    contract = offer.term(THREE_YEARS * 12)
+    result = _three_years(configuration, french, scenario.always_on)
+    own_per_server_month = result.on_premises.total.amount / (
+        THREE_YEARS * 12 * configuration.servers
+    )
+
+    # Priced from the host's cost base: its cost of the server is below the customer's own
+    assert contract.cost.total.amount < contract.customer.total.amount, row.reason
+    assert contract.cost.power.amount < contract.customer.power.amount, row.reason
+    assert contract.cost.total.amount < own_per_server_month, row.reason
+    # A fee the host can live on: above its cost, and month to month above a term's fee
+    assert contract.cost.total.amount < contract.monthly.amount < offer.term(0).monthly.amount
+    if row.managed_cheapest:
+        assert contract.monthly.amount < own_per_server_month, row.reason
+    assert (result.cheapest is Way.MANAGED) is row.managed_cheapest, (row.reason, result.cheapest)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("catalog")
+def test_managed_hosting_is_the_cheapest_way_in_many_realistic_scenarios():
+    french = region_defaults("FR", "EUR")
+    cheapest = 0
+    for scenario in SCENARIOS:
+        answer = _answer(scenario)
+        if not answer.options:
+            continue
+        configuration = tco_configuration(answer.options[0])
+        result = _three_years(configuration, french, scenario.always_on)
+        cheapest += result.cheapest is Way.MANAGED
+
+    assert cheapest >= MANAGED_CHEAPEST_AT_LEAST

@@ -213,14 +213,16 @@ def test_the_hosts_offer_is_in_the_answer_and_the_total_bills_its_signed_term(cl
         if Decimal(signed["per_gpu_month"]) > Decimal(band["high"])
         else "within"
     )
-    # A fee set by sales (9,000 a month) below the hardware's payback over the shorter terms
-    # is raised to it there and flagged; over 36 months (8,100 after the discount) it holds
-    low = _post(client, {"configuration": EIGHT_H100}).json()["managed_offer"]
+    # A fee set by sales (5,500 a month) below the hardware's payback month to month (over its
+    # 5-year life at 80 % fleet occupancy: 5,866.30) is raised to it there and flagged; a
+    # committed term pays back 4,693.04 a month, so 36 months (4,950 after the discount) holds
+    given = EIGHT_H100 | {"managed_monthly_price": "5500.00"}
+    low = _post(client, {"configuration": given}).json()["managed_offer"]
     assert (low["basis"], low["override_below_floor"]) == ("override", True)
     floored = [term for term in low["terms"] if term["floored"]]
-    assert [term["months"] for term in floored] == [0, 12, 24]
-    assert all(term["monthly"] == term["floor"] for term in floored)
-    assert low["terms"][-1]["monthly"] == "8100.00"
+    assert [term["months"] for term in floored] == [0]
+    assert all(term["monthly"] == term["floor"] == "5866.30" for term in floored)
+    assert low["terms"][-1]["monthly"] == "4950.00"
 
 
 @pytest.mark.usefixtures("seed_catalog")
