@@ -116,11 +116,12 @@ class BuildNeeds:
     # copy first (a copy spanning servers is the last resort, ``search.solver``). None: none.
     smaller_copies: Callable[[GpuSpec], tuple[GpuFit, ...]] | None = None
 
-    # What the job gets from ``n`` working GPUs of a model (spare servers not counted), higher is
-    # better: per-user tokens/s when serving a language model, images/s, 1 / training hours.
+    # What the job gets from ``n`` working GPUs of a model in servers of ``per_server`` (spare
+    # servers not counted), higher is better: per-user tokens/s when serving a language model,
+    # images/s, 1 / training hours.
     # The upper tiers are chosen by it (``builder``); None, or None for the cheapest build: by
     # dense BF16 TFLOPS.
-    delivered: Callable[[GpuSpec, int], float | None] | None = None
+    delivered: Callable[[GpuSpec, int, int], float | None] | None = None
 
     def __post_init__(self) -> None:
         if (

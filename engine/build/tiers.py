@@ -47,13 +47,13 @@ def delivered_of(needs: BuildNeeds) -> Callable[[Plan], float | None] | None:
     score = needs.delivered
     if score is None:
         return None
-    found: dict[tuple[str, int], float | None] = {}
+    found: dict[tuple[str, int, int], float | None] = {}
 
     def of(plan: Plan) -> float | None:
         working = plan.per_server * max(1, plan.servers - needs.spare_servers)
-        key = (plan.model.gpu.sku, working)
+        key = (plan.model.gpu.sku, working, plan.per_server)
         if key not in found:
-            found[key] = score(plan.model.gpu, working)
+            found[key] = score(plan.model.gpu, working, plan.per_server)
         return found[key]
 
     return of

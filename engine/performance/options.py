@@ -131,16 +131,17 @@ def copy_layout(
     return replica, -(-replica // per_server)
 
 
-def served_by(workload: Workload, gpu: GpuSpec, gpus: int) -> Performance:
-    """The workload on ``gpus`` working GPUs of ``gpu``: one copy of the model takes
-    ``replica_gpus`` GPUs; the others hold more copies."""
-    per_replica = replica_gpus(workload, gpu, gpus)
+def served_by(workload: Workload, gpu: GpuSpec, gpus: int, per_server: int) -> Performance:
+    """The workload on ``gpus`` working GPUs of ``gpu`` in servers of ``per_server``: the copies
+    as ``copy_layout`` lays them out (a copy spanning servers runs as a pipeline)."""
+    per_replica, stages = copy_layout(workload, gpu, gpus, per_server)
     return performance_for(
         workload,
         gpu,
         gpus_per_replica=per_replica,
         replicas=max(1, gpus // per_replica),
         total_gpus=gpus,
+        pipeline_stages=stages,
     )
 
 
@@ -156,12 +157,13 @@ def delivered(performance: Performance) -> float | None:
     return None
 
 
-def delivered_score(workload: Workload) -> Callable[[GpuSpec, int], float | None]:
-    """``delivered`` of the workload on ``n`` working GPUs of a model: what the builder ranks
-    its upper tiers by (``BuildNeeds.delivered``), the same figure the options then show."""
+def delivered_score(workload: Workload) -> Callable[[GpuSpec, int, int], float | None]:
+    """``delivered`` of the workload on ``n`` working GPUs of a model in servers of
+    ``per_server``: what the builder ranks its upper tiers by (``BuildNeeds.delivered``), the
+    same figure the options then show."""
 
-    def score(gpu: GpuSpec, gpus: int) -> float | None:
-        return delivered(served_by(workload, gpu, gpus))
+    def score(gpu: GpuSpec, gpus: int, per_server: int) -> float | None:
+        return delivered(served_by(workload, gpu, gpus, per_server))
 
     return score
 
@@ -176,18 +178,7 @@ def option_performance(
     gpu = next((spec for spec in gpus if spec.sku == line.sku), None)
     if gpu is None:
         return None
-    total = line.quantity * option.servers
-    per_replica, stages = copy_layout(workload, gpu, total, line.quantity)
-    found = performance_for(
-        workload,
-        gpu,
-        gpus_per_replica=per_replica,
-        replicas=max(1, total // per_replica),
-        total_gpus=total,
-        pipeline_stages=stages,
-    )
-
-    found = served_by(workload, gpu, option.working_gpus)
+    found = served_by(workload, gpu, option.working_gpus, line.quantity)
     return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
 
 

@@ -160,7 +160,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         performance=options_performance(workload, advice.build.options, gpus),
         workstation_performance=None
         if workstation is None or workload.is_training
-        else served_by(workload, workstation, 1),
+        else served_by(workload, workstation, 1, 1),
         managed_offers=MappingProxyType(managed),
         job=job,
         rental=rental,

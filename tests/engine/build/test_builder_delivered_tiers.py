@@ -32,7 +32,7 @@ def delivered_figures(draw: Any) -> Any:
     power = draw(st.sampled_from([0.0, 0.5, 1.0]))
     seed = draw(st.integers(0, 10**6))
 
-    def figure(gpu: GpuSpec, gpus: int) -> float:
+    def figure(gpu: GpuSpec, gpus: int, per_server: int) -> float:
         if gpu.sku not in rates:
             rates[gpu.sku] = 1 + (hash((seed, gpu.sku)) % 1000) / 10
         return rates[gpu.sku] * gpus**power
@@ -66,7 +66,7 @@ def test_no_option_is_dominated_and_performance_is_never_slower(catalog, needs, 
     for option in result.options:
         gpu = next(g for g in catalog.gpus if g.sku == option.gpu_line.sku)
         # ranked by the working GPUs: a spare server is not capacity
-        assert option.delivered == figure(gpu, option.working_gpus)
+        assert option.delivered == figure(gpu, option.working_gpus, option.gpu_line.quantity)
         assert option.working_gpus == option.gpu_line.quantity * (
             option.servers - needs.spare_servers
         )
@@ -86,7 +86,9 @@ def test_no_option_is_dominated_and_performance_is_never_slower(catalog, needs, 
 def test_a_budget_build_nothing_beats_by_the_gain_stands_alone(catalog, needs):
     # Given a job every GPU model does equally fast: only the budget option, and the answer
     # says why there is no faster one.
-    result = build_options(dataclasses.replace(needs, delivered=lambda gpu, n: 1.0), catalog)
+    result = build_options(
+        dataclasses.replace(needs, delivered=lambda gpu, n, per_server: 1.0), catalog
+    )
     event(f"{len(result.options)} options")
     if result.options:
         assert [option.tier for option in result.options] == [Tier.BUDGET]

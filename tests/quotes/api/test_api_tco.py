@@ -273,10 +273,10 @@ def test_a_workload_on_a_preferred_gpu_is_priced_on_whole_copies_per_server(clie
     # One copy of the 70B model with these users needs 8 L40S, more than a production server
     # powers: 4 per server, a tensor-parallel copy each, never a copy chained over servers.
     assert gpus[0]["quantity"] == 4
-    # 8 servers of 4 hold the 64 users (8 copies of 8 users) and the spare server a ninth.
+    # 8 servers of 4 hold the 64 users (8 copies of 8 users); the spare server is not capacity.
     assert configuration["servers"] == 9
     serving = configuration["performance"]["serving"]
-    assert (serving["gpus_per_replica"], serving["replicas"]) == (4, 9)
+    assert (serving["gpus_per_replica"], serving["replicas"]) == (4, 8)
 
 
 @pytest.mark.usefixtures("seed_catalog")

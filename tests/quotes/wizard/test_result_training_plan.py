@@ -24,7 +24,7 @@ def test_a_training_result_shows_its_training_plan(client, language):
     html = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
 
     section = html[html.index('id="training-plan"') :]
-    section = section[: section.index("</section>")]
+    section = section[: section.index("</details>")]
     with translation.override(language):
         speed = number_localized(round(plan.units_per_second), 0)
         sharding = str(SHARDING_LABELS[plan.sharding])
