@@ -15,7 +15,8 @@ from decimal import Decimal
 from django.urls import reverse
 
 from catalog.selectors.service_tiers import service_tier_get
-from engine.build.builder import Environment, Tier
+from engine.advice.recommendation import chosen_option
+from engine.build.builder import Environment
 from engine.workload import workload_from_dict
 from quotes.advice.presenters import option_to_dict
 from quotes.advice.result import AdviceResult
@@ -159,8 +160,8 @@ def engine_answer(expected: dict):
         growth_gpus=expected["growth_gpus"],
         always_on=expected["uptime"] == "always_on",
     )
-    options = {option.tier: option for option in advice.build.options}
-    chosen = options.get(Tier.BALANCED) or advice.build.options[0]
+    chosen = chosen_option(advice.build.options)
+    assert chosen is not None
     tco = tco_get(
         configuration=configuration_parse(option_to_dict(chosen)),
         horizon_years=expected["horizon_years"],
