@@ -21,6 +21,7 @@ from engine.assumptions import Assumptions
 from engine.build.builder import BuiltOption, Environment, Tier
 from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuClass, GpuSpec
+from engine.build.rules import SERVER_REPAIR_HOURS
 from engine.commerce.exchange import rates_involved
 from engine.money import Money
 from engine.performance.options import options_performance
@@ -77,6 +78,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     """Raises the engine's ``WorkloadError`` / ``AssumptionError`` / ``TcoInputError``."""
     workload = workload_from_dict(inputs.workload)
     currency = inputs.currency
+    # The managed offer's service tier: its replacement time is the repair time the N+1
+    # availability is computed with.
+    service_tier = service_tier_get(code=inputs.service_tier or None, currency=currency)
     advice = advice_get(
         workload=workload,
         environment=Environment(inputs.environment),
@@ -85,6 +89,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         growth_gpus=inputs.growth_gpus,
         always_on=inputs.uptime == Uptime.ALWAYS_ON,
         preference=_preference(inputs),
+        repair_hours=(
+            SERVER_REPAIR_HOURS if service_tier is None else service_tier.replacement_hours
+        ),
     )
     chosen = chosen_option(advice.build.options)
     tco = None
@@ -106,7 +113,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             currency=currency,
             overrides=overrides,
             always_on=inputs.uptime == Uptime.ALWAYS_ON,
-            service_tier=service_tier_get(code=inputs.service_tier or None, currency=currency),
+            service_tier=service_tier,
         )
 
     snapshot = catalog_snapshot_get(currency=currency)
