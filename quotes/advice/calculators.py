@@ -42,6 +42,7 @@ from quotes.advice.selectors import (
     advice_get,
     cloud_market_for_gpu_get,
     priced_assumptions_get,
+    repair_hours_of,
     tco_get,
 )
 
@@ -123,6 +124,7 @@ def configurations_answer(
         budget=None if budget is None else Money(budget, currency),
         growth_gpus=growth_gpus,
         always_on=always_on,
+        repair_hours=repair_hours_of(service_tier_get(code=None, currency=currency)),
     )
     snapshot = catalog_snapshot_get(currency=currency)
     chosen = chosen_option(advice.build.options)
@@ -159,12 +161,21 @@ class TcoAnswer:
 
 
 def _built(
-    workload: Workload, *, environment: Environment, currency: str, always_on: bool
+    workload: Workload,
+    *,
+    environment: Environment,
+    currency: str,
+    always_on: bool,
+    repair_hours: int,
 ) -> Built:
     """The balanced option for a workload (the budget one when it is the only one), what it
-    delivers, and the job's sizing."""
+    delivers, and the job's sizing; ``repair_hours``: the service tier's, for its availability."""
     advice = advice_get(
-        workload=workload, environment=environment, currency=currency, always_on=always_on
+        workload=workload,
+        environment=environment,
+        currency=currency,
+        always_on=always_on,
+        repair_hours=repair_hours,
     )
     chosen = chosen_option(advice.build.options)
     if chosen is None:
@@ -201,6 +212,9 @@ def tco_answer(
             environment=environment,
             currency=currency or DEFAULT_CURRENCY,
             always_on=always_on,
+            repair_hours=repair_hours_of(
+                service_tier_get(code=service_tier, currency=currency or DEFAULT_CURRENCY)
+            ),
         )
         configuration = tco_configuration(built.option)
     if configuration is None:

@@ -21,7 +21,6 @@ from engine.assumptions import Assumptions
 from engine.build.builder import BuiltOption, Environment, Tier
 from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuClass, GpuSpec
-from engine.build.rules import SERVER_REPAIR_HOURS
 from engine.commerce.exchange import rates_involved
 from engine.money import Money
 from engine.performance.options import options_performance
@@ -40,6 +39,7 @@ from quotes.advice.selectors import (
     advice_get,
     assumptions_get,
     priced_assumptions_get,
+    repair_hours_of,
     tco_get,
 )
 
@@ -89,9 +89,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         growth_gpus=inputs.growth_gpus,
         always_on=inputs.uptime == Uptime.ALWAYS_ON,
         preference=_preference(inputs),
-        repair_hours=(
-            SERVER_REPAIR_HOURS if service_tier is None else service_tier.replacement_hours
-        ),
+        repair_hours=repair_hours_of(service_tier),
     )
     chosen = chosen_option(advice.build.options)
     tco = None

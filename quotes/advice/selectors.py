@@ -172,6 +172,13 @@ def advice_get(
     )
 
 
+def repair_hours_of(tier: ServiceTier | None) -> int:
+    """Hours to replace a failed server under ``tier`` (the chosen or the default service
+    tier): the repair time the N+1 availability is computed with; the rule's default without
+    one."""
+    return SERVER_REPAIR_HOURS if tier is None else tier.replacement_hours
+
+
 def managed_offer_get(
     *,
     configuration: TcoConfiguration,

@@ -29,6 +29,7 @@ _SHARED_ROLES = MappingProxyType(
         LineRole.STORAGE_SPINE.value: Message(gettext_noop("the one storage network spine switch")),
     }
 )
+SINGLE_POINT_ROLES = tuple(_SHARED_ROLES)
 SERVER = "server"
 _SERVER_LABEL = Message(gettext_noop("the one GPU server: no spare takes over when it fails"))
 
