@@ -25,4 +25,7 @@ class SinglePointSchema(serializers.Serializer):
         help_text="server: the only GPU server; else the cluster role of the part bought once.",
     )
     name = serializers.CharField(help_text="The part's catalog name.")
-    label = serializers.CharField(help_text="What it is, in the reader's language.")
+    # A declared field (the serializer's metaclass takes it), not the Field's own ``label``.
+    label = serializers.CharField(  # type: ignore[assignment]
+        help_text="What it is, in the reader's language."
+    )
