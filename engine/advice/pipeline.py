@@ -162,10 +162,13 @@ def build_needs(
     growth_gpus: int = 0,
     always_on: bool = False,
     preference: GpuPreference | None = None,
+    repair_hours: int = rules.SERVER_REPAIR_HOURS,
 ) -> tuple[Sizing, BuildNeeds]:
     """What the builder needs for the workload. ``always_on``: the service must stay up around
     the clock, so a production service keeps one spare server (N+1, ``rules.spare_servers``).
-    ``preference``: the customer's own GPU model and count (the result page's re-pricing)."""
+    ``preference``: the customer's own GPU model and count (the result page's re-pricing).
+    ``repair_hours``: the chosen service tier's time to replace a failed server (the
+    availability the checks quote)."""
     base = size(workload)
     # GPUs with the same memory and throughput figures size alike: one sizing per key.
     fits: dict[tuple[float, float, float, float | None], GpuFit | None] = {}
@@ -240,6 +243,7 @@ def build_needs(
             always_on=always_on,
         ),
         delivered=delivered_score(workload),
+        repair_hours=repair_hours,
     )
     return base, needs
 
@@ -254,6 +258,7 @@ def advise(
     always_on: bool = False,
     preference: GpuPreference | None = None,
     index: SearchIndex | None = None,
+    repair_hours: int = rules.SERVER_REPAIR_HOURS,
 ) -> Advice:
     """Sizing and the builder's options; ``index``: the catalog's search index, when the caller
     keeps one per snapshot (``build_options``)."""
@@ -265,6 +270,7 @@ def advise(
         growth_gpus=growth_gpus,
         always_on=always_on,
         preference=preference,
+        repair_hours=repair_hours,
     )
     return Advice(sizing=base, build=build_options(needs, catalog, index))
 

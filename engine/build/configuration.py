@@ -103,6 +103,9 @@ class BuildNeeds:
     serving: bool = False
     # Servers kept beyond what the job needs, so that it survives one failing (N+1).
     spare_servers: int = 0
+    # Hours to bring a failed server back: the chosen service tier's replacement time (the
+    # availability check's figure), else the rule's default.
+    repair_hours: int = rules.SERVER_REPAIR_HOURS
     # Training over several servers: what each server keeps on its own drives (a copy of the
     # data every data-parallel server reads in full, and the base model), while the whole job's
     # ``storage_gb`` (checkpoints included) lives on a shared storage tier. None: the servers
@@ -135,6 +138,8 @@ class BuildNeeds:
             < 0
         ):
             raise ValueError("BuildNeeds figures cannot be negative")
+        if self.repair_hours < 1:
+            raise ValueError("a failed server takes at least 1 hour to repair")
 
 
 class PartScope:

@@ -20,16 +20,17 @@ from types import MappingProxyType
 from ..advice.on_gpu import gpu_profile, sized_on
 from ..build.builder import BuiltOption, Tier
 from ..build.parts import GpuSpec
-from ..i18n import Message
+from ..i18n import Message, gettext_noop
 from ..sizing import Explanation, max_concurrent_requests, size
 from ..sizing.fit import tensor_parallel_degrees
 from ..sizing.model import resolve_workload
 from ..workload import Workload, WorkloadError, validate_workload
 from ..workload.registry import ModelKind
+from .degraded import one_server_down
 from .images import image_speed
 from .language import language_speed
 from .monitoring import MonitoringPlan, monitoring_plan
-from .results import Performance
+from .results import OneServerDown, Performance, shown
 from .software import StackPurpose, software_stack
 from .training import training_time
 
@@ -179,7 +180,46 @@ def option_performance(
     if gpu is None:
         return None
     found = served_by(workload, gpu, option.working_gpus, line.quantity)
-    return dataclasses.replace(found, monitoring=_monitoring(gpu, line.quantity, option.servers))
+    monitoring = _monitoring(gpu, line.quantity, option.servers)
+    if found.serving is None:
+        return dataclasses.replace(found, monitoring=monitoring)
+    down = one_server_down(
+        workload,
+        resolve_workload(workload),
+        gpu,
+        gpus_per_replica=found.serving.gpus_per_replica,
+        # every copy, the spare server's too: with a spare, one server down loses no speed
+        replicas=max(1, line.quantity * option.servers // found.serving.gpus_per_replica),
+        gpus_per_server=line.quantity,
+        servers=option.servers,
+    )
+    lines = found.lines
+    if down is not None:
+        # Beside the normal speed, which is the first line of a served language model.
+        lines = (lines[0], _one_server_down_line(down, found.serving.tokens_per_second_per_user))
+        lines += found.lines[1:]
+    return dataclasses.replace(found, monitoring=monitoring, one_server_down=down, lines=lines)
+
+
+def _one_server_down_line(down: OneServerDown, normal: float) -> Message:
+    if down.replicas == 0:
+        return Message(
+            gettext_noop(
+                "With one server down, no whole model copy is left: the service stops until "
+                "the server is repaired"
+            )
+        )
+    return Message(
+        gettext_noop(
+            "With one server down: ~%(per_user)s tokens/s for each user (%(normal)s normally), "
+            "on the %(servers)s servers still up"
+        ),
+        {
+            "per_user": shown(down.tokens_per_second_per_user),
+            "normal": shown(normal),
+            "servers": down.servers,
+        },
+    )
 
 
 def _monitoring(gpu: GpuSpec, per_server: int, servers: int) -> MonitoringPlan | None:

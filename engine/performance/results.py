@@ -42,6 +42,18 @@ class ServingSpeed:
 
 
 @dataclass(frozen=True, slots=True)
+class OneServerDown:
+    """The same service while one of the option's servers is down for repair: the ``servers``
+    still up hold ``replicas`` model copies, which share every user (0 copies: the service
+    stops, and so do its tokens)."""
+
+    servers: int
+    replicas: int
+    tokens_per_second_per_user: float
+    tokens_per_second: float
+
+
+@dataclass(frozen=True, slots=True)
 class ImageSpeed:
     """Images per second over all the GPUs, one image at a time per GPU; ``steps`` is 1 for a
     model that is not a diffusion model."""
@@ -76,6 +88,9 @@ class Performance:
     # the host watches for them in managed hosting; None for a GPU vendor without data and in
     # results stored before options carried a monitoring plan.
     monitoring: MonitoringPlan | None = None
+    # A language model served on several servers, one of them down (``degraded``); None for
+    # other jobs, one server, and results stored before it was computed.
+    one_server_down: OneServerDown | None = None
 
 
 # --- Entry points. -------------------------------------------------------------------------------

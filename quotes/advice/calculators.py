@@ -44,6 +44,7 @@ from quotes.advice.selectors import (
     advice_get,
     cloud_market_for_gpu_get,
     priced_assumptions_get,
+    repair_hours_of,
     tco_get,
 )
 
@@ -141,6 +142,7 @@ def configurations_answer(
         growth_gpus=growth_gpus,
         always_on=always_on,
         preference=gpu_preference(gpu_sku=gpu_sku, min_gpus=min_gpus),
+        repair_hours=repair_hours_of(service_tier_get(code=None, currency=currency)),
     )
     snapshot = catalog_snapshot_get(currency=currency)
     chosen = chosen_option(advice.build.options)
@@ -183,15 +185,17 @@ def _built(
     currency: str,
     always_on: bool,
     preference: GpuPreference | None = None,
+    repair_hours: int,
 ) -> Built:
     """The balanced option for a workload (the budget one when it is the only one), what it
-    delivers, and the job's sizing."""
+    delivers, and the job's sizing; ``repair_hours``: the service tier's, for its availability."""
     advice = advice_get(
         workload=workload,
         environment=environment,
         currency=currency,
         always_on=always_on,
         preference=preference,
+        repair_hours=repair_hours,
     )
     chosen = chosen_option(advice.build.options)
     if chosen is None:
@@ -232,6 +236,9 @@ def tco_answer(
             currency=currency or DEFAULT_CURRENCY,
             always_on=always_on,
             preference=gpu_preference(gpu_sku=gpu_sku, min_gpus=min_gpus),
+            repair_hours=repair_hours_of(
+                service_tier_get(code=service_tier, currency=currency or DEFAULT_CURRENCY)
+            ),
         )
         configuration = tco_configuration(built.option)
     if configuration is None:

@@ -41,6 +41,7 @@ from quotes.advice.selectors import (
     advice_get,
     assumptions_get,
     priced_assumptions_get,
+    repair_hours_of,
     tco_get,
 )
 
@@ -77,6 +78,9 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
     """Raises the engine's ``WorkloadError`` / ``AssumptionError`` / ``TcoInputError``."""
     workload = workload_from_dict(inputs.workload)
     currency = inputs.currency
+    # The managed offer's service tier: its replacement time is the repair time the N+1
+    # availability is computed with.
+    service_tier = service_tier_get(code=inputs.service_tier or None, currency=currency)
     advice = advice_get(
         workload=workload,
         environment=Environment(inputs.environment),
@@ -85,6 +89,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
         growth_gpus=inputs.growth_gpus,
         always_on=inputs.uptime == Uptime.ALWAYS_ON,
         preference=_preference(inputs),
+        repair_hours=repair_hours_of(service_tier),
     )
     chosen = chosen_option(advice.build.options)
     tco = None
@@ -106,7 +111,7 @@ def compute(inputs: AdviceInputs) -> AdviceResult:
             currency=currency,
             overrides=overrides,
             always_on=inputs.uptime == Uptime.ALWAYS_ON,
-            service_tier=service_tier_get(code=inputs.service_tier or None, currency=currency),
+            service_tier=service_tier,
         )
 
     snapshot = catalog_snapshot_get(currency=currency)

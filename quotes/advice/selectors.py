@@ -30,6 +30,7 @@ from engine.assumptions import Assumptions, Fact, gpu_model_key, region_defaults
 from engine.build.builder import Environment
 from engine.build.configuration import GpuPreference
 from engine.build.parts import GpuSpec
+from engine.build.rules import SERVER_REPAIR_HOURS
 from engine.commerce.service_tiers import ServiceTier
 from engine.money import Money
 from engine.tco import (
@@ -153,9 +154,11 @@ def advice_get(
     growth_gpus: int = 0,
     always_on: bool = False,
     preference: GpuPreference | None = None,
+    repair_hours: int = SERVER_REPAIR_HOURS,
 ) -> Advice:
     """Sizing and the builder's options for a workload, against the current catalog;
-    ``always_on``: the service runs around the clock (N+1 in production)."""
+    ``always_on``: the service runs around the clock (N+1 in production); ``repair_hours``:
+    the chosen service tier's time to replace a failed server."""
     return advise(
         workload,
         catalog_snapshot_get(currency=currency),
@@ -165,7 +168,15 @@ def advice_get(
         always_on=always_on,
         preference=preference,
         index=catalog_search_index_get(currency=currency),
+        repair_hours=repair_hours,
     )
+
+
+def repair_hours_of(tier: ServiceTier | None) -> int:
+    """Hours to replace a failed server under ``tier`` (the chosen or the default service
+    tier): the repair time the N+1 availability is computed with; the rule's default without
+    one."""
+    return SERVER_REPAIR_HOURS if tier is None else tier.replacement_hours
 
 
 def managed_offer_get(

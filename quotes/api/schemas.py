@@ -14,6 +14,7 @@ from engine.performance.results import Verdict
 from engine.workload import Sharding
 from engine.workload.registry import Modality
 from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
+from quotes.api.availability_schemas import OneServerDownSchema, SinglePointSchema
 
 
 class MemorySchema(serializers.Serializer):
@@ -217,6 +218,9 @@ class ServingSpeedSchema(serializers.Serializer):
         choices=[v.value for v in Verdict],
         help_text="good: within 1 s; fair: within 10 s; poor: longer (Nielsen's limits).",
     )
+    one_server_down = OneServerDownSchema(
+        allow_null=True, help_text="The same service while one server is repaired; null on one."
+    )
 
 
 class ImageSpeedSchema(serializers.Serializer):
@@ -311,6 +315,9 @@ class OptionSchema(serializers.Serializer):
     notes = serializers.ListField(
         child=serializers.CharField(),
         help_text="How the cluster's network and shared storage were designed, with figures.",
+    )
+    single_points_of_failure = SinglePointSchema(
+        many=True, help_text="Parts whose failure alone stops the whole service, spare or not."
     )
     performance = PerformanceSchema(
         required=False,

@@ -7,7 +7,7 @@ what fails over and the availability to expect, from ``rules.service_availabilit
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from ...i18n import gettext_noop, ngettext_noop
@@ -22,7 +22,8 @@ def _spares(s: Subject) -> int:
 
 
 def _percent(share: Decimal) -> Decimal:
-    return (share * 100).quantize(_PERCENT)
+    """Rounded down: a service up 99.99996 % of the time is quoted 99.999 %, never 100 %."""
+    return (share * 100).quantize(_PERCENT, rounding=ROUND_DOWN)
 
 
 def _params(s: Subject) -> Mapping[str, Any]:
@@ -32,9 +33,10 @@ def _params(s: Subject) -> Mapping[str, Any]:
         "servers": s.config.servers,
         "working": working,
         "spares": spares,
-        "availability": _percent(rules.service_availability(working, spares)),
-        "single": _percent(rules.server_availability()),
+        "availability": _percent(rules.service_availability(working, spares, s.needs.repair_hours)),
+        "single": _percent(rules.server_availability(s.needs.repair_hours)),
         "faults": rules.SERVER_FAULTS_PER_YEAR,
+        "hours": s.needs.repair_hours,
     }
 
 
@@ -71,9 +73,11 @@ AVAILABILITY = RuleCheck(
             True,
             ngettext_noop(
                 "No spare server, as the service need not run around the clock: expected "
-                "availability %(availability)s %% (%(servers)s server up).",
+                "availability %(availability)s %% (%(servers)s server up, a failed one back within "
+                "%(hours)s h).",
                 "No spare server, as the service need not run around the clock: expected "
-                "availability %(availability)s %% (all %(servers)s servers up).",
+                "availability %(availability)s %% (all %(servers)s servers up, a failed one back "
+                "within %(hours)s h).",
             ),
             count="servers",
         ),
@@ -83,12 +87,14 @@ AVAILABILITY = RuleCheck(
             ngettext_noop(
                 "%(working)s server carries the load and %(spares)s spare takes over when it "
                 "fails: expected availability %(availability)s %% (one server alone: "
-                "%(single)s %%). Redundant power supplies and mirrored system disks keep each "
-                "server up through their own faults.",
+                "%(single)s %%; a failed server back within %(hours)s h). Redundant power "
+                "supplies and mirrored system disks keep each server up through their own "
+                "faults.",
                 "%(working)s servers carry the load and %(spares)s spare takes over when one "
                 "fails: expected availability %(availability)s %% (one server alone: "
-                "%(single)s %%). Redundant power supplies and mirrored system disks keep each "
-                "server up through their own faults.",
+                "%(single)s %%; a failed server back within %(hours)s h). Redundant power "
+                "supplies and mirrored system disks keep each server up through their own "
+                "faults.",
             ),
             count="working",
         ),

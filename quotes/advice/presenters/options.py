@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.build.builder import BuildResult, BuiltOption, Tier
+from engine.build.cluster.single_points import single_points_of_failure
 from engine.commerce.exchange import DatedRate, rates_involved
 from engine.performance.results import Performance
 from gpuquote.core.translated import gettext
@@ -81,6 +82,10 @@ def option_to_dict(
             for check in option.checks
         ],
         "notes": [render(note) for note in option.notes],
+        "single_points_of_failure": [
+            {"role": point.role, "name": point.name, "label": render(point.label)}
+            for point in single_points_of_failure(option)
+        ],
     }
     if performance is not None:
         found = performance.get(option.tier)

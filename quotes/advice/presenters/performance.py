@@ -20,6 +20,7 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
         performance.training,
         performance.software,
     )
+    down = performance.one_server_down
     return {
         "gpu": performance.gpu_name,
         "gpus": performance.gpus,
@@ -38,6 +39,14 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
             "memory_bound": serving.memory_bound,
             "speed": str(serving.speed),
             "first_token": str(serving.first_token),
+            "one_server_down": None
+            if down is None
+            else {
+                "servers": down.servers,
+                "replicas": down.replicas,
+                "tokens_per_second_per_user": number(down.tokens_per_second_per_user, 1),
+                "tokens_per_second": number(down.tokens_per_second, 1),
+            },
         },
         "images": None
         if images is None

@@ -13,6 +13,7 @@ of 480 GB M.2 boot sticks (2 x 120 = 240).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from engine.build.builder import (
     build_options,
     check_configuration,
 )
+from engine.build.cluster.single_points import single_points_of_failure
 from engine.build.configuration import PartScope, usable_data_gb
 from engine.build.parts import DriveFormFactor
 from tests.engine import catalog_factory as make
@@ -433,22 +435,41 @@ def test_a_spare_server_adds_one_server_and_the_availability_check_states_it():
     assert (spared.servers, spared.totals.price) == (2, make.eur("50640.00"))
     assert spared.totals.gpus == 2
     assert not any(p.kind == "nic" for p in spared.parts)
-    # A server is down 1.4 faults x 24 h a year: 1 - 33.6 / 8,760 = 99.616 %; with a spare the
-    # service is down only when both are: 1 - (33.6 / 8,760)^2 = 99.9985 %, 99.999 to 0.001
+    # Without a service tier a failed server is back in 72 h (next business day over a weekend,
+    # the default tier's promise): down 1.4 faults x 72 h = 100.8 h a year, 1 - 100.8 / 8,760
+    # = 98.849 %; with a spare the service is down only when both are:
+    # 1 - (100.8 / 8,760)^2 = 99.98676 %, rounded down (never more than it is) 99.986
     assert check(alone, rules.AVAILABILITY).detail.render() == (
         "No spare server, as the service need not run around the clock: expected availability "
-        "99.616 % (1 server up)."
+        "98.849 % (1 server up, a failed one back within 72 h)."
     )
     availability = check(spared, rules.AVAILABILITY)
     assert (availability.passed, availability.warning) == (True, False)
     assert availability.detail.render() == (
         "1 server carries the load and 1 spare takes over when it fails: expected availability "
-        "99.999 % (one server alone: 99.616 %). Redundant power supplies and mirrored system "
-        "disks keep each server up through their own faults."
+        "99.986 % (one server alone: 98.849 %; a failed server back within 72 h). Redundant "
+        "power supplies and mirrored system disks keep each server up through their own faults."
     )
     # The GPU count is judged on the working server, not the spare
     assert check(spared, rules.GPU_COUNT).detail.render() == (
         "1 x 1 = 1 GPUs cover the 1 L40S GPU the job needs."
+    )
+
+
+def test_the_availability_check_uses_the_service_tiers_repair_time():
+    catalog = make.snapshot(make.l40s(), make.pcie_chassis(), *pcie_parts())
+    job = needs(ONE_COPY, serving=True, spare_servers=1, repair_hours=4)
+
+    spared = build_options(job, catalog).options[0]
+
+    # A 4 h replacement (the 24x7 tier): down 1.4 x 4 = 5.6 h a year, 1 - 5.6 / 8,760 =
+    # 99.936 %; both servers down (5.6 / 8,760)^2 = 4.1e-7: 99.99996 %, quoted 99.999 (rounded
+    # down: never 100 %)
+    params = check(spared, rules.AVAILABILITY).detail.params
+    assert (params["hours"], params["single"], params["availability"]) == (
+        4,
+        Decimal("99.936"),
+        Decimal("99.999"),
     )
 
 
@@ -594,3 +615,44 @@ def test_a_budget_large_enough_for_a_baseboard_still_gets_no_idle_baseboard_tier
         "No separate balanced option",
         "No separate performance option",
     ]
+
+
+# --- (g) Single points of failure -----------------------------------------------------------------
+
+
+def test_a_cluster_names_its_one_storage_server_and_its_one_switches_as_single_points():
+    storage_network = (
+        net.ethernet_switch(),
+        net.splitter_dac(sku="DAC-200-3M", speed_gbps=200, links=4, price=500),
+    )
+    fabric = training_catalog(make.pcie_chassis())
+    stored = training_catalog(make.pcie_chassis(), net.storage_server(), *storage_network)
+    with_storage = needs(EIGHT_FOR_TRAINING, storage_gb=100000.0, local_storage_gb=3000.0)
+
+    [linked] = build_options(needs(EIGHT_FOR_TRAINING), fabric).options
+    [sharing] = build_options(with_storage, stored).options
+
+    # Two servers on one leaf switch: the leaf stops both; the management switch does not
+    assert [(p.role, p.name) for p in single_points_of_failure(linked)] == [
+        ("leaf", "NDR switch 64 x 400G")
+    ]
+    # The same leaf, and one NFS server on one storage switch: either stops every server
+    # reading its data
+    roles = [p.role for p in single_points_of_failure(sharing)]
+    assert roles == ["leaf", "shared_storage", "storage_switch"]
+    assert single_points_of_failure(sharing)[1].label.render() == (
+        "the one shared storage server (NFS) all GPU servers read from"
+    )
+
+
+def test_one_server_is_its_own_single_point_and_a_spare_removes_it():
+    catalog = make.snapshot(make.l40s(), make.pcie_chassis(), *pcie_parts())
+
+    alone = build_options(needs(ONE_COPY, serving=True), catalog).options[0]
+    spared = build_options(needs(ONE_COPY, serving=True, spare_servers=1), catalog).options[0]
+
+    assert [(p.role, p.label.render()) for p in single_points_of_failure(alone)] == [
+        ("server", "the one GPU server: no spare takes over when it fails")
+    ]
+    # Two servers that each hold a whole copy share no switch nor storage in the quote
+    assert single_points_of_failure(spared) == ()

@@ -16,9 +16,10 @@ import pytest
 from engine.assumptions.gpu_models import training_mfu
 from engine.build.builder import BuiltOption, PartLine, Tier, Totals
 from engine.build.configuration import BuilderInconsistencyError
+from engine.performance.degraded import copies_lost
 from engine.performance.language import PREFILL_MFU, PROMPT_SHARE
 from engine.performance.options import option_performance, performance_for
-from engine.performance.results import Verdict
+from engine.performance.results import OneServerDown, Verdict
 from engine.sizing.constants import DECODE_BANDWIDTH_EFFICIENCY
 from engine.sizing.images import DIFFUSION_MFU
 from engine.workload import workload_from_dict
@@ -422,7 +423,16 @@ def test_an_option_serves_one_copy_per_gpu_group_on_all_its_gpus():
     assert (result.gpus, serving.gpus_per_replica, serving.replicas) == (8, 1, 8)
     assert serving.users_per_replica == math.ceil(50 / 8)
     same = performance_for(workload, H100, gpus_per_replica=1, replicas=8, total_gpus=8)
-    assert dataclasses.replace(result, monitoring=None) == same
+    # (with the speed one server down beside the normal one: the tests below)
+    assert (
+        dataclasses.replace(
+            result,
+            monitoring=None,
+            one_server_down=None,
+            lines=result.lines[:1] + result.lines[2:],
+        )
+        == same
+    )
     # The option adds its monitoring plan: 2 servers of 4 linked H100, watched by the host too.
     plan = result.monitoring
     assert plan is not None
@@ -515,3 +525,64 @@ def test_an_option_without_a_known_gpu_has_no_performance():
 def test_counts_must_be_positive():
     with pytest.raises(ValueError, match="replicas"):
         performance_for(_serve("llama-3.1-8b"), H100, gpus_per_replica=1, replicas=0, total_gpus=1)
+
+
+# --- With one server down -----------------------------------------------------------------------
+
+
+def test_one_server_down_shares_every_user_between_the_copies_left():
+    workload = _serve("llama-3.1-8b", concurrent_requests=50)
+    parts = (
+        PartLine("chassis", "CHS", "4-GPU server", 1, eur(0)),
+        PartLine("gpu", H100.sku, H100.name, 4, eur(25000)),
+    )
+
+    result = option_performance(workload, _option(parts), (H100,))
+
+    assert result is not None
+    assert result.serving is not None
+    down = result.one_server_down
+    assert down is not None
+    # 8 copies of 1 GPU on 2 servers; one down takes its 4: the 4 copies left serve the 50
+    # users, 13 a copy instead of 7, at the normal formula's speed for 4 copies
+    assert (down.servers, down.replicas) == (1, 4)
+    four = performance_for(workload, H100, gpus_per_replica=1, replicas=4, total_gpus=4).serving
+    assert four is not None
+    assert four.users_per_replica == 13
+    assert down.tokens_per_second_per_user == four.tokens_per_second_per_user
+    assert down.tokens_per_second == four.tokens_per_second
+    assert down.tokens_per_second_per_user < result.serving.tokens_per_second_per_user
+    # The line stands beside the normal speed
+    assert [line.render() for line in result.lines[:2]] == [
+        "~93 tokens/s for each of 50 users at once (4648 tokens/s in all), first token in 0.13 s",
+        "With one server down: ~80 tokens/s for each user (93 normally), on the 1 servers still up",
+    ]
+
+
+def test_one_copy_over_two_servers_stops_with_either_and_one_server_has_no_degraded_speed():
+    # 70B in BF16 (141 GB) takes 4 L40S a copy: on 2-GPU servers each copy spans two
+    workload = _serve("llama-3.1-70b", concurrent_requests=8)
+    parts = (
+        PartLine("chassis", "CHS", "2-GPU server", 1, eur(0)),
+        PartLine("gpu", L40S.sku, L40S.name, 2, eur(8000)),
+    )
+
+    split = option_performance(workload, _option(parts, servers=2, gpus=4), (L40S,))
+    single = option_performance(workload, _option(parts, servers=1, gpus=2), (L40S,))
+
+    assert split is not None
+    assert split.serving is not None
+    assert split.serving.replicas == 1
+    assert split.one_server_down == OneServerDown(1, 0, 0.0, 0.0)
+    assert split.lines[1].render() == (
+        "With one server down, no whole model copy is left: the service stops until the server "
+        "is repaired"
+    )
+    assert single is not None
+    assert single.one_server_down is None
+
+
+def test_copies_lost_with_a_server():
+    assert copies_lost(gpus_per_replica=1, gpus_per_server=8) == 8
+    assert copies_lost(gpus_per_replica=2, gpus_per_server=8) == 4
+    assert copies_lost(gpus_per_replica=16, gpus_per_server=8) == 1

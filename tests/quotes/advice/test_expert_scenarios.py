@@ -24,16 +24,22 @@ from typing import Any
 import pytest
 
 from catalog.selectors import catalog_snapshot_get
+from catalog.selectors.service_tiers import service_tier_get
 from engine.advice.on_gpu import sized_on
 from engine.advice.pipeline import Advice, tco_configuration
 from engine.assumptions import region_defaults
 from engine.build import rules
 from engine.build.builder import BuiltOption, Environment, PartLine, Tier
 from engine.build.cluster.lines import LineRole
+from engine.build.cluster.single_points import single_points_of_failure
 from engine.build.configuration import GpuPreference, PartScope
 from engine.build.parts import CatalogSnapshot, GpuSpec, hot_swap_bay
 from engine.money import Money
-from engine.performance.language import FIRST_TOKEN_LIMIT_SECONDS, FLUENT_TOKENS_PER_SECOND
+from engine.performance.language import (
+    FIRST_TOKEN_LIMIT_SECONDS,
+    FLUENT_TOKENS_PER_SECOND,
+    READING_TOKENS_PER_SECOND,
+)
 from engine.performance.options import option_performance
 from engine.performance.results import Performance
 from engine.performance.training import training_time
@@ -97,6 +103,15 @@ class Scenario:
     # activation recomputation as the benchmark ran it, trains in the cited time (within
     # ``CITED_TIME_TOLERANCE``)
     trains_in: tuple[str, float] | None = None
+    # The managed offer's service tier (a catalog code; "": the default tier), whose replacement
+    # time is the repair time the availability check quotes
+    service_tier: str = ""
+    repair_hours: int | None = None  # the hours every option's availability check quotes
+    # servers of an option -> the availability its check quotes (%, rounded down to 0.001)
+    availability_by_servers: Mapping[int, Decimal] | None = None
+    # every option on several servers still serves each user at least this fast with one down
+    min_tokens_per_second_one_server_down: float | None = None
+    single_points: tuple[str, ...] | None = None  # every option's single points of failure
     # Expectation name (a key of ``EXPECTATIONS``) -> why the builder does not meet it yet.
 
 
@@ -494,6 +509,74 @@ SCENARIOS = [
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
         max_first_token_s=CHAT_FIRST_TOKEN_S,
         min_speedup=1.8,
+    ),
+    # Availability with the service tier's repair time
+    # A server fails 1.4 times a year (Llama 3's 419 interruptions in 54 days on 2,048 8-GPU
+    # servers, arXiv:2407.21783, the figure rules.py uses) and is down for the tier's replacement
+    # time, so it is up 1 - 1.4 x hours / 8,760 of the year (MTBF / (MTBF + MTTR), MTTR small);
+    # N+1 survives one down: P(at least N of N+1 up), binomial. Quoted rounded down to 0.001 %.
+    Scenario(
+        "8B chatbot, 50 users, 24/7 on the default tier (72 h repair)",
+        {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurrent_requests": 50}},
+        PRODUCTION,
+        "the default tier replaces a failed part within 72 h (next business day over a "
+        "weekend), not a day: a server is down 1.4 x 72 = 100.8 h a year, q = 100.8 / 8,760 = "
+        "1.1507 %; 1+1 is down when both are, 1 - q^2 = 99.986 %; 2+1 when two of three are, "
+        "1 - (3q^2(1 - q) + q^3) = 99.960 %; the servers still up after one fails serve every "
+        "user at least at reading speed (5.3 tokens/s)",
+        always_on=True,
+        spare_server=True,
+        repair_hours=72,
+        availability_by_servers=MappingProxyType({2: Decimal("99.986"), 3: Decimal("99.960")}),
+        min_tokens_per_second_one_server_down=READING_TOKENS_PER_SECOND,
+        single_points=(),
+    ),
+    Scenario(
+        "8B chatbot, 50 users, 24/7 on the 24x7 tier (4 h repair)",
+        {"task": "inference", "model": "llama-3.1-8b", "inference": {"concurrent_requests": 50}},
+        PRODUCTION,
+        "the 24x7 tier replaces a failed part within 4 h: q = 1.4 x 4 / 8,760 = 0.0639 %; "
+        "1 - q^2 = 99.99996 % and 1 - (3q^2(1 - q) + q^3) = 99.99988 %, both quoted 99.999 % "
+        "(never 100 %)",
+        always_on=True,
+        spare_server=True,
+        service_tier="24x7",
+        repair_hours=4,
+        availability_by_servers=MappingProxyType({2: Decimal("99.999"), 3: Decimal("99.999")}),
+        min_tokens_per_second_one_server_down=READING_TOKENS_PER_SECOND,
+    ),
+    Scenario(
+        "70B, 32 users, 24/7 on the default tier (72 h repair)",
+        {"task": "inference", "model": "llama-3.1-70b", "inference": {"concurrent_requests": 32}},
+        PRODUCTION,
+        "two servers each holding whole copies (1+1): 1 - q^2 = 99.986 % with 72 h repairs; "
+        "while one is repaired the other carries all 32 users, slower but above reading speed; "
+        "servers that share no storage and no fabric switch leave no single point of failure "
+        "in the quote",
+        always_on=True,
+        spare_server=True,
+        repair_hours=72,
+        availability_by_servers=MappingProxyType({2: Decimal("99.986")}),
+        min_tokens_per_second_one_server_down=READING_TOKENS_PER_SECOND,
+        single_points=(),
+    ),
+    Scenario(
+        "405B in FP8 on one server, office hours, default tier",
+        {
+            "task": "inference",
+            "model": "llama-3.1-405b",
+            "precision": "fp8",
+            "inference": {"concurrent_requests": 8},
+        },
+        PRODUCTION,
+        "a service that need not run around the clock keeps no spare: its one server is up "
+        "1 - 100.8 / 8,760 = 98.849 % of the year with 72 h repairs, and it is the single point "
+        "of failure the answer names; no slower service with it down, the service stops",
+        servers=(1, 1),
+        repair_hours=72,
+        availability_by_servers=MappingProxyType({1: Decimal("98.849")}),
+        min_tokens_per_second_one_server_down=READING_TOKENS_PER_SECOND,
+        single_points=("server",),
     ),
     # --- Retrieval: embedders and rerankers (encoders, no KV cache) -----------------------------
     Scenario(
@@ -1024,6 +1107,9 @@ class Answer:
 def _answer(scenario: Scenario) -> Answer:
     workload = workload_from_dict(scenario.workload)
     budget = None if scenario.budget_eur is None else Money(Decimal(scenario.budget_eur), "EUR")
+    # As the wizard computes it: the chosen tier's replacement time is the repair time
+    tier = service_tier_get(code=scenario.service_tier or None, currency="EUR")
+    assert tier is not None, scenario.service_tier
     advice = advice_get(
         workload=workload,
         environment=Environment(scenario.environment),
@@ -1031,6 +1117,7 @@ def _answer(scenario: Scenario) -> Answer:
         budget=budget,
         always_on=scenario.always_on,
         preference=GpuPreference(sku=scenario.gpu) if scenario.gpu else None,
+        repair_hours=tier.replacement_hours,
     )
     catalog = catalog_snapshot_get(currency="EUR")
     performance = {
@@ -1409,6 +1496,50 @@ def _hosting_fee(s: Scenario, a: Answer) -> None:
                 assert fee.market is offer.band.position(fee.per_gpu_month), (s.name, fee)
 
 
+def _tier_availability(s: Scenario, a: Answer) -> None:
+    """The availability check quotes the chosen tier's repair time and the row's cited figure."""
+    if s.availability_by_servers is None:
+        return
+    for option in a.options:
+        params = _check(option, rules.AVAILABILITY).detail.params
+        assert params["hours"] == s.repair_hours, (option.tier, params["hours"])
+        assert params["availability"] == s.availability_by_servers[option.servers], (
+            option.tier,
+            option.servers,
+            params["availability"],
+        )
+
+
+def _one_server_down(s: Scenario, a: Answer) -> None:
+    """With one server down the users are served slower, never faster, and still readably."""
+    if s.min_tokens_per_second_one_server_down is None:
+        return
+    for option in a.options:
+        performance = a.performance[option.tier]
+        assert performance is not None, option.tier
+        assert performance.serving is not None, option.tier
+        down = performance.one_server_down
+        if option.servers == 1:
+            assert down is None, option.tier
+            continue
+        assert down is not None, option.tier
+        assert down.servers == option.servers - 1, option.tier
+        assert (
+            s.min_tokens_per_second_one_server_down
+            <= down.tokens_per_second_per_user
+            <= performance.serving.tokens_per_second_per_user
+        ), (option.tier, down.tokens_per_second_per_user)
+        assert "With one server down" in _rendered(performance.lines[1:2]), option.tier
+
+
+def _single_points(s: Scenario, a: Answer) -> None:
+    if s.single_points is None:
+        return
+    for option in a.options:
+        roles = tuple(point.role for point in single_points_of_failure(option))
+        assert roles == s.single_points, (option.tier, roles)
+
+
 Expectation = Callable[[Scenario, Answer], None]
 
 EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
@@ -1438,6 +1569,9 @@ EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
         "speedup": _speedup,
         "multi_node_training": _multi_node_training,
         "hosting_fee": _hosting_fee,
+        "tier_availability": _tier_availability,
+        "one_server_down": _one_server_down,
+        "single_points": _single_points,
     }
 )
 # Held on every row, whatever its own figures (the rest read the row's fields).

@@ -96,3 +96,51 @@ def test_the_tco_endpoints_configuration_carries_its_performance(client):
     configuration = response.json()["configuration"]
     same_tier = next(o for o in options if o["tier"] == configuration["tier"])
     assert configuration["performance"] == same_tier["performance"]
+
+
+def test_each_option_states_its_speed_with_one_server_down_and_its_single_points(client):
+    response = client.post(
+        reverse("api:configurations"),
+        {"workload": CHATBOT_8B, "environment": "production", "uptime": "always_on"},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    workload, _, gpus = _engine(CHATBOT_8B)
+    spared = advise(
+        workload,
+        catalog_snapshot_get(currency="EUR"),
+        environment=Environment.PRODUCTION,
+        always_on=True,
+    ).build.options
+
+    assert [o["servers"] for o in body["options"]] == [o.servers for o in spared]
+    for got, option in zip(body["options"], spared, strict=True):
+        expected = option_performance(workload, option, gpus)
+        assert expected is not None
+        down = expected.one_server_down
+        assert down is not None  # N+1: every option has at least two servers
+        assert got["performance"]["serving"]["one_server_down"] == {
+            "servers": option.servers - 1,
+            "replicas": down.replicas,
+            "tokens_per_second_per_user": round(down.tokens_per_second_per_user, 1),
+            "tokens_per_second": round(down.tokens_per_second, 1),
+        }
+        # Whole copies on servers that share no switch nor storage: nothing stops them all
+        assert got["single_points_of_failure"] == []
+
+
+def test_a_single_server_is_named_as_the_single_point_of_failure(client):
+    body = _configurations(client, CHATBOT_8B, environment="experiment")
+
+    one_server = [o for o in body["options"] if o["servers"] == 1]
+    assert one_server
+    for got in one_server:
+        assert got["performance"]["serving"]["one_server_down"] is None
+        assert got["single_points_of_failure"] == [
+            {
+                "role": "server",
+                "name": next(p["name"] for p in got["parts"] if p["kind"] == "chassis"),
+                "label": "the one GPU server: no spare takes over when it fails",
+            }
+        ]

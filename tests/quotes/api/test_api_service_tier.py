@@ -75,3 +75,22 @@ def test_each_configuration_says_what_to_watch_and_when_to_alert(client):
         assert plan["host_watches"]  # what the host would watch in managed hosting
         memory = next(watch for watch in plan["watches"] if watch["key"] == "memory_used")
         assert memory["unit"] == "GB"
+
+
+def test_the_availability_of_a_24_7_service_uses_the_tiers_repair_time(client):
+    always_on = {"workload": WORKLOAD, "region": "FR", "environment": "production"}
+    always_on["uptime"] = "always_on"
+    default = _post(client, TCO, always_on).json()
+    fast = _post(client, TCO, {**always_on, "service_tier": "24x7"}).json()
+
+    def availability(body):
+        checks = body["configuration"]["checks"]
+        return next(check["detail"] for check in checks if check["rule"] == "availability")
+
+    # 1 server + 1 spare: the default tier replaces in 72 h, 1 - (1.4 x 72 / 8,760)^2 =
+    # 99.986 %; the 24x7 tier in 4 h, 1 - (1.4 x 4 / 8,760)^2 = 99.99996 %, quoted 99.999 %
+    assert default["configuration"]["servers"] == 2
+    assert "expected availability 99.986 %" in availability(default)
+    assert "a failed server back within 72 h" in availability(default)
+    assert "expected availability 99.999 % (one server alone: 99.936 %" in availability(fast)
+    assert "a failed server back within 4 h" in availability(fast)

@@ -95,3 +95,57 @@ def test_the_serving_speed_panel_states_the_recommended_cards_figure(client):
 
     assert f"{round(serving.tokens_per_second):,} tokens/s in all" in text
     assert f"up to {round(ceiling):,} tokens/s" not in text
+
+
+def _availability(body: str, tier: str) -> str:
+    found = re.search(
+        rf'<div class="option-availability" data-availability="{tier}">(.*?)</div>', body, re.S
+    )
+    assert found, f"no availability block for {tier}"
+    return found.group(1)
+
+
+@pytest.mark.parametrize(("tier", "hours"), [("", 72), ("24x7", 4)], ids=["default", "24x7"])
+def test_each_option_states_its_availability_with_the_tiers_repair_time(client, tier, hours):
+    answers = INFERENCE | {"deployment": INFERENCE["deployment"] | {"service_tier": tier}}
+    result = wizard_result_make(client, answers)
+    advice = stored_advice(result)
+
+    body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
+
+    for option in advice.build.options:
+        # 24/7 in production: N+1, each option on at least two servers, each repaired within
+        # the tier's replacement time, and the speed with one down beside the normal one
+        block = _availability(body, str(option.tier))
+        assert f"a failed server back within {hours} h" in block
+        assert "single-points" not in block
+        assert "With one server down: ~" in _block(body, str(option.tier))
+
+
+def test_a_one_server_option_names_its_server_as_the_single_point_of_failure(client):
+    usage = {"environment": "production", "uptime": "business_hours", "growth_gpus": "0"}
+    result = wizard_result_make(client, INFERENCE | {"usage": usage})
+    advice = stored_advice(result)
+
+    body = client.get(reverse("wizard:result", kwargs={"token": result.token})).content.decode()
+
+    one_server = [option for option in advice.build.options if option.servers == 1]
+    assert one_server
+    for option in one_server:
+        block = _availability(body, str(option.tier))
+        assert '<li data-role="server">the one GPU server: no spare takes over when it fails' in (
+            block
+        )
+        assert "a failed one back within 72 h" in block
+
+
+def test_the_availability_block_reads_in_french(client):
+    result = wizard_result_make(client, INFERENCE)
+
+    body = client.get(
+        reverse("wizard:result", kwargs={"token": result.token}), HTTP_ACCEPT_LANGUAGE="fr"
+    ).content.decode()
+
+    assert "<h4>Continuité de service</h4>" in body
+    assert "un serveur en panne remis en service en 72 h au plus" in body
+    assert "Avec un serveur en panne : ~" in body
