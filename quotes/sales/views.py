@@ -29,7 +29,7 @@ from engine.commerce.pricing import PricingError
 from engine.commerce.workflow import Role, allowed_actions, validity_needs_approval
 from gpuquote.core.roles import user_role
 from quotes.advice.answer import answer_context
-from quotes.advice.presenters import MARKET_LABELS, localized_text, option_to_dict, text
+from quotes.advice.presenters import localized_text, option_to_dict, text
 from quotes.models import Quote, QuoteRequest
 from quotes.pdf.quote import quote_document_context, quote_pdf_filename, quote_pdf_render
 from quotes.sales import services
@@ -48,6 +48,7 @@ from quotes.sales.forms import (
     WorkloadForm,
 )
 from quotes.sales.history import event_details, status_label
+from quotes.sales.managed_view import managed_context
 from quotes.sales.request_summary import quote_requests_new_summaries
 from quotes.sales.selectors import (
     approval_threshold_pct,
@@ -298,7 +299,7 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
             },
         ),
         **_workload_context(quote),
-        "managed": _managed_context(quote),
+        "managed": managed_context(quote),
         "answer": answer_context((quote.snapshot or {}).get("recommendation")),
         # The customer's link as the e-mail gives it, ready to paste; it opens once a revision
         # was sent (before that the customer page answers 404).
@@ -306,52 +307,6 @@ def quote_detail(request: SalesRequest, pk: int) -> HttpResponse:
         "ever_sent": any(item.sent_at is not None for item in revisions),
     }
     return render(request, "staff/quote_detail.html", context)
-
-
-def _managed_context(quote: Quote) -> dict[str, Any] | None:
-    """The host's fee the quote was built from (the wizard result's TCO), for the sales team:
-    how it was set, its floor and where it sits in the market."""
-    tco = (quote.snapshot or {}).get("tco") or {}
-    offer = tco.get("managed_offer")
-    if not offer:
-        return None
-    contract = next(
-        (term for term in offer["terms"] if term["months"] == offer["contract_months"]), None
-    )
-    if contract is None:
-        return None
-    return {
-        "basis": offer["basis"],
-        "contract": contract,
-        "band": offer["market_band"],
-        "override_below_floor": offer["override_below_floor"],
-        "market_label": MARKET_LABELS.get(contract["market"], contract["market"]),
-        "cost_lines": _cost_lines(contract),
-    }
-
-
-# The lines of one server's monthly cost, as the managed offer records them (host and customer).
-COST_LINES = (
-    ("amortisation", gettext_lazy("Hardware paid back")),
-    ("power", gettext_lazy("Power and cooling")),
-    ("space", gettext_lazy("Space")),
-    ("staff", gettext_lazy("Operations staff")),
-    ("support", gettext_lazy("Spares and hardware support")),
-    ("network", gettext_lazy("Network")),
-    ("total", gettext_lazy("Total")),
-)
-
-
-def _cost_lines(contract: dict[str, Any]) -> list[dict[str, Any]]:
-    """The contract's cost per server and month, line by line: the host's own cost next to what
-    the same server costs the customer on premises, so staff see where the margin comes from.
-    Empty for offers stored before the host had its own cost base."""
-    host, customer = contract.get("cost"), contract.get("customer")
-    if not host or not customer:
-        return []
-    return [
-        {"label": label, "host": host[key], "customer": customer[key]} for key, label in COST_LINES
-    ]
 
 
 def _review_context(quote: Quote) -> dict[str, Any] | None:

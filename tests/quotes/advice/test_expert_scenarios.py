@@ -89,6 +89,9 @@ class Scenario:
     min_shared_storage_tb: float = 0.0
     storage_network: bool = False  # the storage server is cabled to the GPU servers
     spare_server: bool = False  # at least one spare and ``THREE_NINES`` availability
+    # the availability a spare must reach when it is not ``THREE_NINES`` (a large fleet with one
+    # spare at the default tier's 72 h repair time), with the reason in ``reason``
+    min_availability: Decimal | None = None
     min_tokens_per_second_per_user: float | None = None  # every option's figure
     max_tokens_per_second_per_user: float | None = None  # every option's figure at most
     pipeline_stages: int | None = None  # servers one model copy spans (1: inside a server)
@@ -382,13 +385,16 @@ SCENARIOS = [
         "in production (8 x 350 W + 500 W base exceed the 4U's 3,200 W derated N+2 budget): "
         "copies of 4 L40S (tensor parallel 4, 141 GB of weights in 173 GB usable) each stay "
         "inside one server, never a 70B model chained over 8 servers of one card (an 8-stage "
-        "pipeline decodes at about one eighth of its stages' speed)",
+        "pipeline decodes at about one eighth of its stages' speed). Eight working servers and "
+        "one spare, each back within the default tier's 72 h: 1 - (9 p^8 q + ...) with q = 1.4 "
+        "x 72 / 8,760 gives 99.548 %, not three nines (the 24x7 tier's 4 h would)",
         always_on=True,
         gpu="NVIDIA-L40S-48GB",
         gpu_families=frozenset({"L40S"}),
         gpus_per_server=(4, 8),
         fabric=False,
         spare_server=True,
+        min_availability=Decimal("99.5"),
         pipeline_stages=1,
         min_tokens_per_second_per_user=CHAT_TOKENS_PER_SECOND,
     ),
@@ -1315,7 +1321,8 @@ def _spare(s: Scenario, a: Answer) -> None:
         params = _check(option, rules.AVAILABILITY).detail.params
         if s.spare_server:
             assert params["spares"] >= 1, (option.tier, s.reason)
-            assert params["availability"] >= THREE_NINES, (option.tier, params["availability"])
+            least = s.min_availability or THREE_NINES
+            assert params["availability"] >= least, (option.tier, params["availability"])
         elif production and serving:
             assert params["spares"] == 0, (option.tier, "a spare nobody asked for")
 
