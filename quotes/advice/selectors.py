@@ -41,6 +41,7 @@ from engine.tco import (
     compute_tco,
     managed_offer,
 )
+from engine.version import ENGINE_VERSION
 from engine.workload import Workload
 from quotes.models import RegionAssumption
 
@@ -48,10 +49,12 @@ from quotes.models import RegionAssumption
 def data_version_get() -> tuple:
     """Everything an answer is computed from that can change at run time: the catalog's parts
     and prices, the cloud prices and offers, the hosting offers of the market band, the ECB's
-    exchange rates, the staff's regional assumptions, and the date before which a price is
-    stale (time and PRICE_STALE_DAYS). Each read from the database at most once per
-    ``DATA_VERSION_MS`` in this process: every process sees a change within that time."""
+    exchange rates, the staff's regional assumptions, the date before which a price is stale
+    (time and PRICE_STALE_DAYS), and the engine's own code (``ENGINE_VERSION``: a deploy that
+    changes a formula computes every question again). Each read from the database at most once
+    per ``DATA_VERSION_MS`` in this process: every process sees a change within that time."""
     return (
+        ENGINE_VERSION,
         catalog_version_get(),
         cloud_prices_version_get(),
         hosting_offers_version_get(),

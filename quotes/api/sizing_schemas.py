@@ -22,7 +22,7 @@ class MemorySchema(serializers.Serializer):
 class ExplanationSchema(serializers.Serializer):
     key = serializers.CharField()
     text = serializers.CharField()
-    source = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # the stubs type Field.source
 
 
 class InterconnectSchema(serializers.Serializer):

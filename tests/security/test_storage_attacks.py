@@ -90,6 +90,19 @@ def test_another_reprice_or_new_data_stores_a_new_result(client):
     assert WizardResult.objects.count() == 4
 
 
+def test_the_same_question_after_an_engine_change_is_computed_again(client, monkeypatch):
+    result = wizard_result_make(client, FINE_TUNING, language="en")
+    five_years = _reprice(client, result, horizon_years="5")["Location"]
+    assert _reprice(client, result, horizon_years="5")["Location"] == five_years
+
+    # A deploy changed a formula: the engine's digest moves, the stored answer is not reused.
+    monkeypatch.setattr("quotes.advice.selectors.ENGINE_VERSION", "another-engine")
+    after_deploy = _reprice(client, result, horizon_years="5")["Location"]
+
+    assert after_deploy != five_years
+    assert WizardResult.objects.count() == 3
+
+
 def test_the_wizard_submitted_twice_stores_one_result(client):
     first = wizard_result_make(client, FINE_TUNING, language="en")
     done = reverse("wizard:step", kwargs={"step": "deployment"})
