@@ -169,6 +169,11 @@ class FailOpenRedisCache(RedisCache):
 
 
 LOCK_FILE = "lock"  # in the cache's directory; not a ``.djcache`` entry, so never culled
+# Django's file cache lists its whole directory on every ``set`` to see whether to cull: with one
+# entry per client address that is thousands of files per request (measured: 1 ms per set+get
+# with 10 files, 11 ms with 8,000). A process culls at most this often; the directory may
+# overshoot MAX_ENTRIES by the entries written in between.
+CULL_EVERY_SECONDS = 30.0
 
 
 class LockedFileCache(FileBasedCache):
@@ -191,6 +196,7 @@ class LockedFileCache(FileBasedCache):
     def __init__(self, dir: str, params: dict[str, Any]) -> None:
         super().__init__(dir, params)
         self._held = threading.local()
+        self._culled_at = -CULL_EVERY_SECONDS
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -265,7 +271,12 @@ class LockedFileCache(FileBasedCache):
             return value
 
     def _cull(self) -> None:
-        """Expired entries first; Django's random third only if the live ones still fill it."""
+        """Expired entries first; Django's random third only if the live ones still fill it.
+        At most once per ``CULL_EVERY_SECONDS`` in this process."""
+        now_monotonic = time.monotonic()
+        if now_monotonic - self._culled_at < CULL_EVERY_SECONDS:
+            return
+        self._culled_at = now_monotonic
         files = self._list_cache_files()
         if len(files) < self._max_entries:
             return

@@ -54,7 +54,8 @@ def test_incr_of_a_missing_or_expired_key_is_a_value_error_and_writes_nothing(fi
     assert files._list_cache_files() == []
 
 
-def test_a_full_cache_drops_expired_entries_before_live_ones(files):
+def test_a_full_cache_drops_expired_entries_before_live_ones(files, monkeypatch):
+    monkeypatch.setattr(cache_module, "CULL_EVERY_SECONDS", 0.0)  # cull on every set
     for number in range(3):
         files.set(f"old{number}", number, timeout=-1)  # already expired, still on disk
     files.set("live", 1, timeout=60)
@@ -64,6 +65,23 @@ def test_a_full_cache_drops_expired_entries_before_live_ones(files):
 
     assert sorted(files.get_many(["live", "new", "old0"]).items()) == [("live", 1), ("new", 2)]
     assert len(files._list_cache_files()) == 2
+
+
+def test_a_set_lists_the_directory_at_most_once_per_cull_period(files, monkeypatch):
+    listed: list[int] = []
+    original = LockedFileCache._list_cache_files
+
+    def counting(self):
+        listed.append(1)
+        return original(self)
+
+    monkeypatch.setattr(LockedFileCache, "_list_cache_files", counting)
+    for number in range(50):  # one entry per client address, as the limits write them
+        files.set(f"address{number}", 1, timeout=60)
+
+    # Django's file cache lists its directory on every set (50 listings, each as long as the
+    # directory): culling waits CULL_EVERY_SECONDS.
+    assert len(listed) == 1
 
 
 def test_atomic_is_reentrant_within_a_thread(files):
