@@ -1475,7 +1475,8 @@ def _image_wait(s: Scenario, a: Answer) -> None:
     users = a.workload.inference_or_default.concurrent_requests
     for option in a.options:
         performance = a.performance[option.tier]
-        images = performance.images if performance is not None else None
+        assert performance is not None, option.tier
+        images = performance.images
         assert images is not None, option.tier
         assert images.wait_s is not None, option.tier
         rounds = -(-users // performance.gpus)
