@@ -27,6 +27,7 @@ from ..sizing.model import resolve_workload
 from ..workload import Workload, WorkloadError, validate_workload
 from ..workload.registry import ModelKind
 from .degraded import one_server_down
+from .encoder import encoder_speed
 from .images import image_speed
 from .language import language_speed
 from .monitoring import MonitoringPlan, monitoring_plan
@@ -59,7 +60,7 @@ def performance_for(
     model = resolve_workload(workload)
     lines: list[Message] = []
     ex: list[Explanation] = []
-    serving = images = training = None
+    serving = images = training = encoder = None
     purpose = StackPurpose.SERVING
     if workload.is_training:
         sized = sized_on(workload, gpu, total_gpus)
@@ -69,6 +70,8 @@ def performance_for(
         purpose = StackPurpose.TRAINING_SHARDED if sharded else StackPurpose.TRAINING
     elif model.kind in (ModelKind.DIFFUSION, ModelKind.VISION):
         images = image_speed(workload, model, gpu, total_gpus, lines, ex)
+    elif model.kind is ModelKind.ENCODER:
+        encoder = encoder_speed(workload, model, gpu, total_gpus, lines, ex)
     elif model.autoregressive and model.arch.is_transformer:
         serving = language_speed(
             workload, model, gpu, gpus_per_replica, replicas, lines, ex, stages=pipeline_stages
@@ -94,6 +97,7 @@ def performance_for(
         software=software,
         lines=tuple(lines),
         explanations=tuple(ex),
+        encoder=encoder,
     )
 
 
@@ -148,11 +152,14 @@ def served_by(workload: Workload, gpu: GpuSpec, gpus: int, per_server: int) -> P
 
 def delivered(performance: Performance) -> float | None:
     """The one figure options are ranked by, higher is better: tokens/s each user sees at the
-    asked concurrency, images/s, or trainings per hour (1 / hours); None: no figure."""
+    asked concurrency, images/s, embeddings/s, or trainings per hour (1 / hours); None: no
+    figure."""
     if performance.serving is not None:
         return performance.serving.tokens_per_second_per_user
     if performance.images is not None:
         return performance.images.images_per_second
+    if performance.encoder is not None:
+        return performance.encoder.embeddings_per_second
     if performance.training is not None and performance.training.hours > 0:
         return 1.0 / performance.training.hours
     return None

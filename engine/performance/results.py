@@ -62,6 +62,26 @@ class ImageSpeed:
     seconds_per_image: float
     steps: int
     flops_per_image: float
+    # The asked concurrency, each user asking one image: the last one waits this long
+    # (``images.image_wait``); ``long_wait``: longer than ``images.LONG_WAIT_S``. None in
+    # results stored before the wait was computed.
+    users: int | None = None
+    wait_s: float | None = None
+    long_wait: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderSpeed:
+    """An encoder (embeddings, reranking) on every GPU: requests of ``sequence_length`` tokens
+    per second over all of them, one request's time alone on a GPU, the time the asked
+    concurrency takes, and the hours to index the data set (None: no item count given)."""
+
+    embeddings_per_second: float
+    seconds_per_request: float
+    seconds_at_concurrency: float
+    sequence_length: int
+    flops_per_request: float
+    index_hours: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +111,8 @@ class Performance:
     # A language model served on several servers, one of them down (``degraded``); None for
     # other jobs, one server, and results stored before it was computed.
     one_server_down: OneServerDown | None = None
+    # An encoder served (embeddings/s); None for other jobs and in results stored before.
+    encoder: EncoderSpeed | None = None
 
 
 # --- Entry points. -------------------------------------------------------------------------------

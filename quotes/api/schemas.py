@@ -13,6 +13,7 @@ from engine.commerce.service_tiers import Coverage
 from engine.performance.results import Verdict
 from gpuquote.api.schemas import ErrorSchema as ErrorSchema  # shared with the catalog's API
 from quotes.api.availability_schemas import OneServerDownSchema, SinglePointSchema
+from quotes.api.serving_schemas import EncoderSpeedSchema, ImageSpeedSchema
 from quotes.api.sizing_schemas import ExplanationSchema as ExplanationSchema
 from quotes.api.sizing_schemas import ModelSchema as ModelSchema
 from quotes.api.sizing_schemas import SizingResponseSchema as SizingResponseSchema
@@ -105,13 +106,6 @@ class ServingSpeedSchema(serializers.Serializer):
     )
 
 
-class ImageSpeedSchema(serializers.Serializer):
-    images_per_second = serializers.FloatField(help_text="All GPUs, one image at a time each.")
-    seconds_per_image = serializers.FloatField(help_text="One image on one GPU.")
-    steps = serializers.IntegerField(help_text="Denoising steps (1: not a diffusion model).")
-    flops_per_image = serializers.FloatField()
-
-
 class TrainingTimeSchema(serializers.Serializer):
     hours = serializers.FloatField(help_text="On all the option's GPUs, at the stated MFU.")
     deadline_days = serializers.FloatField(allow_null=True)
@@ -176,6 +170,9 @@ class PerformanceSchema(serializers.Serializer):
     gpus = serializers.IntegerField()
     serving = ServingSpeedSchema(allow_null=True, help_text="Serving a language model.")
     images = ImageSpeedSchema(allow_null=True, help_text="Image generation or classification.")
+    encoder = EncoderSpeedSchema(
+        required=False, allow_null=True, help_text="Serving an encoder (embeddings, reranking)."
+    )
     training = TrainingTimeSchema(allow_null=True, help_text="Training, against the deadline.")
     software = SoftwareStackSchema(allow_null=True)
     monitoring = MonitoringPlanSchema(

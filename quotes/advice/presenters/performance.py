@@ -1,5 +1,5 @@
-"""What an option delivers (speed, images, training time, software stack) and how to watch it,
-as JSON."""
+"""What an option delivers (speed, images, embeddings, training time, software stack) and how
+to watch it, as JSON."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
         performance.software,
     )
     down = performance.one_server_down
+    encoder = performance.encoder
     return {
         "gpu": performance.gpu_name,
         "gpus": performance.gpus,
@@ -55,6 +56,19 @@ def performance_to_dict(performance: Performance, *, render: Render = text) -> d
             "seconds_per_image": number(images.seconds_per_image, 2),
             "steps": images.steps,
             "flops_per_image": images.flops_per_image,
+            "users": images.users,
+            "wait_s": None if images.wait_s is None else number(images.wait_s, 1),
+            "long_wait": images.long_wait,
+        },
+        "encoder": None
+        if encoder is None
+        else {
+            "embeddings_per_second": number(encoder.embeddings_per_second, 1),
+            "seconds_per_request": number(encoder.seconds_per_request, 6),
+            "seconds_at_concurrency": number(encoder.seconds_at_concurrency, 3),
+            "sequence_length": encoder.sequence_length,
+            "flops_per_request": encoder.flops_per_request,
+            "index_hours": None if encoder.index_hours is None else number(encoder.index_hours, 2),
         },
         "training": None
         if training is None

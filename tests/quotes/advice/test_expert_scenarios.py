@@ -35,6 +35,7 @@ from engine.build.cluster.single_points import single_points_of_failure
 from engine.build.configuration import GpuPreference, PartScope
 from engine.build.parts import CatalogSnapshot, GpuSpec, hot_swap_bay
 from engine.money import Money
+from engine.performance.images import LONG_WAIT_S
 from engine.performance.language import (
     FIRST_TOKEN_LIMIT_SECONDS,
     FLUENT_TOKENS_PER_SECOND,
@@ -101,6 +102,12 @@ class Scenario:
     # user (and is offered)
     min_speedup: float | None = None
     images_per_second: bool = False  # every option states a figure above zero
+    # an encoder: every option serves at least this many embeddings/s, the figure its tier was
+    # ranked by, and (with ``data.items``) indexes the data set within ``max_index_hours``
+    min_embeddings_per_second: float | None = None
+    max_index_hours: float | None = None
+    # images: every option states the last concurrent user's wait, flagged (True) or not
+    image_wait_flagged: bool | None = None
     within_deadline: bool = False  # every option trains within ``training.deadline_days``
     # (catalog GPU model, cited minutes): the job on ``training.gpus`` of that GPU, without
     # activation recomputation as the benchmark ran it, trains in the cited time (within
@@ -655,6 +662,46 @@ SCENARIOS = [
         max_gpus=1,
         servers=(1, 1),
         images_per_second=True,
+    ),
+    # Encoders and diffusion with figures
+    # An encoder request of s tokens costs 2 x parameters x s FLOPs plus attention over every pair
+    # of tokens, 4 x layers x d x s^2 (Kaplan et al. 2020, arXiv:2001.08361, Table 1): 369 GFLOPs
+    # for a 0.335B, 24-layer, d = 1,024 model at 512 tokens. At 40 % of an L4's 121 TFLOP/s that
+    # is ~131 embeddings/s per card, so 20 million passages take ~42 GPU-hours: one or two
+    # cards index them within two days. SDXL takes ~7.5 s an image on an L40S (6.76e14 FLOPs at
+    # 25 %): 40 users asking at once on a few cards wait ten rounds or more, well past 30 s.
+    Scenario(
+        "RAG indexing 20M passages with bge-large",
+        {
+            "task": "inference",
+            "model": "bge-large-en-v1.5",
+            "inference": {"concurrent_requests": 64, "sequence_length": 512},
+            "data": {"kind": "text", "items": 20_000_000},
+        },
+        PRODUCTION,
+        "a 0.335B embedder serves ~131 passages of 512 tokens a second on an L4 and ~1,070 on an "
+        "H100, so 20M passages index in under two days on one card; the tiers rank by those "
+        "embeddings/s",
+        max_gpus=2,
+        servers=(1, 1),
+        fabric=False,
+        min_embeddings_per_second=100.0,
+        max_index_hours=48.0,
+    ),
+    Scenario(
+        "SDXL for 40 users at once",
+        {
+            "task": "inference",
+            "model": "stable-diffusion-xl",
+            "inference": {"concurrent_requests": 40},
+        },
+        PRODUCTION,
+        "one image at a time per card at several seconds each: with 40 people clicking at once "
+        "the last waits well over 30 s, and the answer says so",
+        servers=(1, 2),
+        fabric=False,
+        images_per_second=True,
+        image_wait_flagged=True,
     ),
     # --- Fine-tuning ------------------------------------------------------------------------------
     Scenario(
@@ -1402,6 +1449,42 @@ def _images(s: Scenario, a: Answer) -> None:
         assert images.images_per_second > 0, (option.tier, images)
 
 
+def _embeddings(s: Scenario, a: Answer) -> None:
+    if s.min_embeddings_per_second is None:
+        return
+    items = a.workload.data.items if a.workload.data is not None else None
+    for option in a.options:
+        performance = a.performance[option.tier]
+        encoder = performance.encoder if performance is not None else None
+        assert encoder is not None, (option.tier, s.reason)
+        assert encoder.embeddings_per_second >= s.min_embeddings_per_second, (option.tier, encoder)
+        # The tiers were ranked by the very figure the option shows.
+        assert option.delivered == pytest.approx(encoder.embeddings_per_second), option.tier
+        if items is not None:
+            assert encoder.index_hours is not None, option.tier
+            assert encoder.index_hours == pytest.approx(
+                items / encoder.embeddings_per_second / 3600
+            )
+            if s.max_index_hours is not None:
+                assert encoder.index_hours <= s.max_index_hours, (option.tier, encoder)
+
+
+def _image_wait(s: Scenario, a: Answer) -> None:
+    if s.image_wait_flagged is None:
+        return
+    users = a.workload.inference_or_default.concurrent_requests
+    for option in a.options:
+        performance = a.performance[option.tier]
+        assert performance is not None, option.tier
+        images = performance.images
+        assert images is not None, option.tier
+        assert images.wait_s is not None, option.tier
+        rounds = -(-users // performance.gpus)
+        assert images.wait_s == pytest.approx(rounds * images.seconds_per_image), option.tier
+        assert images.long_wait is s.image_wait_flagged, (option.tier, images.wait_s)
+        assert images.long_wait is (images.wait_s > LONG_WAIT_S)
+
+
 def _deadline(s: Scenario, a: Answer) -> None:
     if not s.within_deadline:
         return
@@ -1436,18 +1519,23 @@ def _faster_tier(s: Scenario, a: Answer) -> None:
         )
     if low.images and high.images:
         assert high.images.images_per_second >= low.images.images_per_second, s.name
+    if low.encoder and high.encoder:
+        assert high.encoder.embeddings_per_second >= low.encoder.embeddings_per_second, s.name
     if low.training and high.training:
         assert high.training.hours <= low.training.hours, s.name
 
 
 def _delivered(performance: Performance | None) -> float | None:
-    """What an option delivers, higher is better: tokens/s per user, images/s, 1 / hours."""
+    """What an option delivers, higher is better: tokens/s per user, images/s, embeddings/s,
+    1 / hours."""
     if performance is None:
         return None
     if performance.serving is not None:
         return performance.serving.tokens_per_second_per_user
     if performance.images is not None:
         return performance.images.images_per_second
+    if performance.encoder is not None:
+        return performance.encoder.embeddings_per_second
     if performance.training is not None and performance.training.hours:
         return 1 / performance.training.hours
     return None
@@ -1569,6 +1657,8 @@ EXPECTATIONS: Mapping[str, Expectation] = MappingProxyType(
         "software": _software,
         "speed": _speed,
         "images": _images,
+        "embeddings": _embeddings,
+        "image_wait": _image_wait,
         "deadline": _deadline,
         "cited_time": _cited_time,
         "faster_tier": _faster_tier,

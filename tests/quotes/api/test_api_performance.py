@@ -144,3 +144,26 @@ def test_a_single_server_is_named_as_the_single_point_of_failure(client):
                 "label": "the one GPU server: no spare takes over when it fails",
             }
         ]
+
+
+def test_an_encoder_states_its_embeddings_per_second_and_the_time_to_index(client):
+    bert = {
+        "task": "inference",
+        "model": "bert-large",
+        "inference": {"concurrent_requests": 64, "sequence_length": 512},
+        "data": {"kind": "text", "items": 10_000_000},
+    }
+    body = _configurations(client, bert)
+    workload, options, gpus = _engine(bert)
+
+    assert body["options"]
+    for got, option in zip(body["options"], options, strict=True):
+        expected = option_performance(workload, option, gpus)
+        assert expected is not None
+        assert expected.encoder is not None
+        encoder = got["performance"]["encoder"]
+        assert encoder["embeddings_per_second"] == round(expected.encoder.embeddings_per_second, 1)
+        assert encoder["sequence_length"] == 512
+        assert expected.encoder.index_hours is not None
+        assert encoder["index_hours"] == round(expected.encoder.index_hours, 2)
+        assert got["performance"]["lines"][1].startswith("Indexing the 10000000 items takes ~")
