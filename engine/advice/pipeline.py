@@ -171,7 +171,7 @@ def build_needs(
     availability the checks quote)."""
     base = size(workload)
     # GPUs with the same memory and throughput figures size alike: one sizing per key.
-    fits: dict[tuple[float, float, float, float | None], GpuFit | None] = {}
+    fits: dict[tuple[float, float, float, float | None, float, float | None], GpuFit | None] = {}
 
     def gpus_for(gpu: GpuSpec) -> GpuFit | None:
         if preference is not None and preference.sku and gpu.sku != preference.sku:
@@ -185,7 +185,16 @@ def build_needs(
         # A GPU that cannot run the job's number format gets no fit, whatever its memory.
         if not rules.runs_precision(gpu.architecture, workload.precision):
             return None
-        key = (gpu.memory_gb, gpu.memory_bandwidth_gbs, gpu.bf16_tflops, gpu.fp8_tflops)
+        # GPUs alike in these figures size alike; the efficiency is per model (deadlines).
+        profile = gpu_profile(gpu)
+        key = (
+            gpu.memory_gb,
+            gpu.memory_bandwidth_gbs,
+            gpu.bf16_tflops,
+            gpu.fp8_tflops,
+            profile.training_mfu,
+            profile.training_mfu_fp8,
+        )
         if key not in fits:
             sized = sizing_on_gpu(workload, gpu, explain=False)  # the figures alone
             fits[key] = (
